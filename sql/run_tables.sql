@@ -1,0 +1,21 @@
+-- Work tables of one run. They live in the TEMP schema, so nothing in the crawl database
+-- changes until the single write-back transaction at the end.
+DROP TABLE IF EXISTS temp.run_prepared;
+CREATE TEMP TABLE run_prepared (  -- the columns of main._prepared, in the same order
+    id INTEGER PRIMARY KEY, url_hash TEXT NOT NULL, canonical_url TEXT, url_key TEXT NOT NULL,
+    host TEXT, content_hash TEXT, text_len INTEGER NOT NULL, word_count INTEGER NOT NULL,
+    is_external INTEGER NOT NULL, is_https INTEGER NOT NULL, url_len INTEGER NOT NULL,
+    dt REAL, crawled_ts REAL, ignored TEXT
+);
+DROP TABLE IF EXISTS temp.run_sketches;
+CREATE TEMP TABLE run_sketches (id INTEGER PRIMARY KEY, scheme TEXT NOT NULL, sketch BLOB NOT NULL);
+DROP TABLE IF EXISTS temp.run_bands;
+CREATE TEMP TABLE run_bands (band_key INTEGER NOT NULL, id INTEGER NOT NULL);
+DROP TABLE IF EXISTS temp.run_edges;
+CREATE TEMP TABLE run_edges (a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL,
+                             method TEXT NOT NULL, PRIMARY KEY (a, b)) WITHOUT ROWID;
+DROP TABLE IF EXISTS temp.run_near;
+CREATE TEMP TABLE run_near (id INTEGER PRIMARY KEY, center INTEGER NOT NULL, score REAL NOT NULL);
+DROP TABLE IF EXISTS temp.run_url_election;
+DROP TABLE IF EXISTS temp.run_exact_election;
+DROP TABLE IF EXISTS temp.run_assign;

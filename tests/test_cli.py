@@ -1,0 +1,260 @@
+"""The CLI: every bad input gives a clear message, a non-zero exit and an untouched database."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+from conftest import annotations, crawl_with_duplicates, dump, make_page, real_texts
+
+from webdedup.cli import cli
+
+
+def invoke(*args: str) -> click.testing.Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_db_command_summary_and_quiet(db_builder):
+    path = db_builder(crawl_with_duplicates(20))
+    res = invoke("db", str(path))
+    assert res.exit_code == 0, res.output
+    assert "URL duplicates" in res.output and "exact duplicates" in res.output
+    res = invoke("db", str(path), "--quiet")
+    assert res.exit_code == 0 and res.output == ""
+    res = invoke("db", str(path), "--json", "--quiet")
+    assert '"url_duplicates"' in res.output
+
+
+def test_every_command_is_documented_with_an_example():
+    for name, command in cli.commands.items():
+        res = invoke(name, "--help")
+        assert res.exit_code == 0
+        assert "Example" in res.output, f"'webdedup {name} --help' has no example"
+        for param in command.params:
+            if isinstance(param, click.Option):
+                assert param.help, f"option {param.name} of {name} has no help"
+
+
+def test_options_and_config_file(db_builder, tmp_path):
+    path = db_builder(crawl_with_duplicates(10))
+    cfg = tmp_path / "w.toml"
+    cfg.write_text('urls_to_ignore = ["articles"]\n')
+    res = invoke("db", str(path), "--config", str(cfg), "--quiet")
+    assert res.exit_code == 0
+    urls = dict(sqlite3.connect(path).execute("SELECT rowid, url FROM pages"))
+    for pid, v in annotations(path).items():
+        assert (v[7] == "ignored") == ("/articles/" in urls[pid] or "/empty" in urls[pid])
+
+
+@pytest.mark.parametrize(
+    "args, code, words",
+    [
+        (["--threshold", "1.5"], 2, "threshold must be in (0, 1]"),
+        (["--election", "newest"], 2, "unknown election key 'newest'"),
+        (["--column", "content"], 2, "NAME=COLUMN"),
+        (["--column", "body=content"], 2, "unknown column name(s) body"),
+    ],
+)
+def test_bad_options(db_builder, args, code, words):
+    path = db_builder(crawl_with_duplicates(3))
+    before = dump(path)
+    res = invoke("db", str(path), *args)
+    assert res.exit_code == code and words in res.output
+    assert dump(path) == before
+
+
+def test_missing_file_and_not_sqlite(tmp_path):
+    res = invoke("db", str(tmp_path / "nope.sqlite"))
+    assert res.exit_code == 3 and "no such file" in res.output
+    assert not (tmp_path / "nope.sqlite").exists()
+    text = tmp_path / "notes.sqlite"
+    text.write_text("this is a text file, not a database\n" * 10)
+    res = invoke("db", str(text))
+    assert res.exit_code == 3 and "is not an SQLite database" in res.output
+    assert text.read_text().startswith("this is a text file")
+
+
+def test_no_pages_table_lists_tables(tmp_path):
+    path = tmp_path / "c.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE documents (url TEXT, content TEXT)")
+    conn.commit()
+    conn.close()
+    before = dump(path)
+    res = invoke("db", str(path))
+    assert res.exit_code == 3
+    assert (
+        "no table 'pages'" in res.output and "documents" in res.output and "--table" in res.output
+    )
+    assert dump(path) == before
+    assert invoke("db", str(path), "--table", "documents", "-q").exit_code == 0
+
+
+def test_missing_url_or_text_column_lists_columns(tmp_path):
+    path = tmp_path / "c.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE pages (link TEXT, body TEXT)")
+    conn.execute("INSERT INTO pages VALUES ('https://a.example/', 'x')")
+    conn.commit()
+    conn.close()
+    before = dump(path)
+    res = invoke("db", str(path))
+    assert res.exit_code == 3 and "no URL column 'url'" in res.output
+    assert "link, body" in res.output
+    res = invoke("db", str(path), "--column", "url=link")
+    assert res.exit_code == 3 and "no text column 'content'" in res.output
+    assert dump(path) == before
+    res = invoke("db", str(path), "--column", "url=link", "--column", "content=body", "-q")
+    assert res.exit_code == 0
+
+
+def test_read_only_file(db_builder):
+    path = db_builder(crawl_with_duplicates(3))
+    before = dump(path)
+    os.chmod(path, 0o444)
+    try:
+        res = invoke("db", str(path))
+        assert res.exit_code == 5 and "read-only" in res.output
+    finally:
+        os.chmod(path, 0o644)
+    assert dump(path) == before
+
+
+def test_database_locked_past_busy_timeout(db_builder):
+    path = db_builder(crawl_with_duplicates(3))
+    before = dump(path)
+    # A real second process holds the write lock for 5 s.
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time\n"
+            f"c = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
+            "c.execute('PRAGMA journal_mode=WAL'); c.execute('BEGIN IMMEDIATE')\n"
+            "print('locked', flush=True); time.sleep(5); c.execute('ROLLBACK')\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        t0 = time.monotonic()
+        res = invoke("db", str(path), "--busy-timeout", "0.5")
+        assert res.exit_code == 4 and "locked" in res.output and "--busy-timeout" in res.output
+        assert time.monotonic() - t0 < 4.5
+    finally:
+        holder.wait(timeout=20)
+    assert [s for s in dump(path)] == before
+
+
+def test_null_and_empty_content_are_kept_and_marked(db_builder):
+    text = real_texts()[0]["text"]
+    path = db_builder(
+        [
+            make_page("https://a.example/1", None),
+            make_page("https://a.example/2", ""),
+            make_page("https://a.example/3", " \n\t "),
+            make_page("https://a.example/4", text),
+        ]
+    )
+    assert invoke("db", str(path), "-q").exit_code == 0
+    rows = annotations(path)
+    assert [rows[i][7] for i in (1, 2, 3, 4)] == ["ignored", "ignored", "ignored", None]
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT count(*) FROM pages").fetchone()[0] == 4
+    assert {r[0] for r in conn.execute("SELECT ignored FROM _prepared WHERE id < 4")} == {
+        "empty_text"
+    }
+
+
+def test_trap_urls_never_crash_and_never_merge_different_pages(db_builder):
+    urls = [
+        "/relative/path",
+        "about.html",
+        "mailto:someone@example.com",
+        "javascript:void(0)",
+        "https://example.com/a b",
+        "https://example.com/a%20b",
+        "http://[2001:db8::1]:8080/x",
+        "http://[2001:DB8::1]:8080/x",
+        "https://bücher.example/straße",
+        "https://xn--bcher-kva.example/stra%C3%9Fe",
+        "https://example.com/a%2Fb",
+        "https://example.com/a/b",
+        "https://example.com/%7Euser",
+        "https://example.com/~user",
+        "",
+        "   ",
+        "http://",
+        "https://exa mple.com/",
+        "https://example.com/A",
+        "https://example.com/a",
+    ]
+    texts = [r["text"] for r in real_texts()[: len(urls)]]
+    path = db_builder([make_page(u, t) for u, t in zip(urls, texts, strict=True)])
+    res = invoke("db", str(path), "-q")
+    assert res.exit_code == 0, res.output
+    rows = annotations(path)
+    group = {pid: r[3] for pid, r in rows.items()}
+    merged = {(a, b) for a in group for b in group if a < b and group[a] == group[b]}
+    expected = {(5, 6), (7, 8), (9, 10), (13, 14)}  # the same page written two ways
+    assert merged == expected
+    assert rows[1][0] is None and rows[3][0] is None  # relative and mailto: have no canonical URL
+
+
+def test_fifty_megabyte_page_in_bounded_memory(tmp_path):
+    path = tmp_path / "big.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, url TEXT, content TEXT)")
+    words = " ".join(r["text"] for r in real_texts()[:50])
+    big = (words + " ") * (50_000_000 // (len(words) + 1) + 1)
+    conn.execute("INSERT INTO pages (url, content) VALUES (?, ?)", ("https://big.example/", big))
+    conn.execute(
+        "INSERT INTO pages (url, content) VALUES (?, ?)", ("https://big.example/?a=b", big)
+    )
+    conn.executemany(
+        "INSERT INTO pages (url, content) VALUES (?, ?)",
+        [(f"https://s.example/{i}", r["text"]) for i, r in enumerate(real_texts()[:50])],
+    )
+    conn.commit()
+    conn.close()
+    del big, words
+    code = (
+        "import resource, sys\n"
+        "from webdedup import Deduplicator\n"
+        f"Deduplicator().run_on_db({str(path)!r})\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    peak_mib = int(out.stdout.strip()) / 1024
+    # The page is 50 MB of text; the run may hold a few copies of it, not one per row.
+    assert peak_mib < 600, f"peak RSS {peak_mib:.0f} MiB"
+    rows = annotations(path)
+    assert rows[1][3] == rows[2][3] and rows[1][2] == rows[2][2]
+
+
+def test_version_option():
+    res = invoke("--version")
+    assert res.exit_code == 0 and "webdedup" in res.output
+
+
+def test_restore_without_prune_is_harmless(db_builder):
+    path = db_builder(crawl_with_duplicates(3))
+    res = invoke("restore", str(path))
+    assert res.exit_code == 0 and "restored 0 pages" in res.output
+
+
+def test_pages_table_of_a_path_with_spaces(tmp_path: Path):
+    folder = tmp_path / "my crawls"
+    folder.mkdir()
+    from conftest import write_pages
+
+    path = write_pages(folder / "crawl one.sqlite", crawl_with_duplicates(3))
+    assert invoke("db", str(path), "-q").exit_code == 0

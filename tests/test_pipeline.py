@@ -1,0 +1,298 @@
+"""Phases 1-3 and write-back on real SQLite files; run_on_db agrees with run_on_list."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import annotations, crawl_with_duplicates, dump, make_page, real_texts, write_pages
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from webdedup import Config, Deduplicator
+from webdedup.text import content_hash
+
+OUTPUT = (
+    "canonical_url",
+    "content_hash",
+    "exact_group_size",
+    "dup_group",
+    "dup_group_size",
+    "canonical_id",
+    "is_canonical",
+    "dup_kind",
+    "dup_score",
+)
+
+
+def rows_of(path: Path) -> dict[int, dict[str, object]]:
+    return {
+        pid: dict(zip(OUTPUT, values, strict=True)) for pid, values in annotations(path).items()
+    }
+
+
+def test_url_and_exact_duplicates_on_real_texts(db_builder):
+    pages = crawl_with_duplicates()
+    path = db_builder(pages)
+    result = Deduplicator().run_on_db(path)
+    rows = rows_of(path)
+    assert result.pages == len(pages) == len(rows)
+    by_url = {p["url"]: pid for pid, p in enumerate(pages, start=1)}
+    # the tracking-parameter variant joins the original by URL
+    orig = by_url["https://site0.example.org/articles/0"]
+    variant = by_url["http://www.site0.example.org/articles/0/?utm_source=feed&fbclid=abc"]
+    assert rows[variant]["dup_group"] == rows[orig]["dup_group"]
+    assert rows[variant]["canonical_url"] == rows[orig]["canonical_url"]
+    assert rows[variant]["dup_kind"] == "url" and rows[variant]["dup_score"] == 1.0
+    # the upper-cased mirror joins by content hash
+    mirror = by_url["https://mirror.example.net/copy/0"]
+    assert rows[mirror]["content_hash"] == rows[orig]["content_hash"]
+    assert (
+        rows[mirror]["dup_kind"] == "exact" and rows[mirror]["dup_group"] == rows[orig]["dup_group"]
+    )
+    # the re-crawl of the same canonical URL (fragment) is a URL duplicate whatever its text
+    recrawl = by_url["https://site0.example.org/articles/0#comments"]
+    assert rows[recrawl]["dup_group"] == rows[orig]["dup_group"]
+    # empty pages are kept, marked ignored
+    empty = by_url["https://site0.example.org/empty"]
+    assert rows[empty]["dup_kind"] == "ignored" and rows[empty]["dup_group"] is None
+    # every processed page has a group, exactly one canonical per group, sizes consistent
+    groups: dict[int, list[int]] = {}
+    for pid, r in rows.items():
+        if r["dup_kind"] != "ignored":
+            groups.setdefault(r["dup_group"], []).append(pid)
+    for gid, members in groups.items():
+        assert gid == min(members)
+        canon = [m for m in members if rows[m]["is_canonical"] == 1]
+        assert len(canon) == 1
+        assert all(rows[m]["canonical_id"] == canon[0] for m in members)
+        assert all(rows[m]["dup_group_size"] == len(members) for m in members)
+        assert rows[canon[0]]["dup_kind"] is None
+    assert result.url_duplicates == sum(r["dup_kind"] == "url" for r in rows.values())
+    assert result.exact_duplicates == sum(r["dup_kind"] == "exact" for r in rows.values())
+
+
+def test_election_prefers_newer_datetime_then_internal(db_builder):
+    text = real_texts()[0]["text"]
+    pages = [
+        make_page("https://a.example/x", text, datetime="2020-01-01"),
+        make_page("https://b.example/x", text, datetime="2024-01-01"),
+        make_page("https://c.example/x", text, datetime="2025-01-01", category="external"),
+    ]
+    path = db_builder(pages)
+    Deduplicator().run_on_db(path)
+    rows = rows_of(path)
+    assert [rows[i]["is_canonical"] for i in (1, 2, 3)] == [0, 1, 0]  # external loses
+    # a configured order: older first
+    Deduplicator(election=("older_datetime",)).run_on_db(path)
+    rows = rows_of(path)
+    assert [rows[i]["is_canonical"] for i in (1, 2, 3)] == [1, 0, 0]
+
+
+def test_two_runs_in_a_row_give_identical_annotations(db_builder):
+    path = db_builder(crawl_with_duplicates())
+    Deduplicator().run_on_db(path)
+    first = dump(path)
+    Deduplicator().run_on_db(path)
+    second = dump(path)
+    strip = [s for s in first if "_webdedup_runs" not in s and "_webdedup_meta" not in s]
+    strip2 = [s for s in second if "_webdedup_runs" not in s and "_webdedup_meta" not in s]
+    assert strip == strip2
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT count(*) FROM _webdedup_runs WHERE status = 'ok'").fetchone() == (
+        2,
+    )
+
+
+def test_run_on_db_and_run_on_list_agree_on_real_crawl(db_builder):
+    pages = crawl_with_duplicates()
+    path = db_builder(pages)
+    Deduplicator().run_on_db(path)
+    listed = Deduplicator().run_on_list(pages)
+    rows = rows_of(path)
+    for pid, r in enumerate(listed, start=1):
+        assert r["id"] == pid
+        assert tuple(r[c] for c in OUTPUT) == tuple(rows[pid][c] for c in OUTPUT), pid
+
+
+_hosts = st.sampled_from(["a.example", "www.a.example", "b.example", "A.EXAMPLE"])
+_paths = st.sampled_from(["/", "/x", "/x/", "/y?utm_source=z", "/y", "/z#frag"])
+_texts = st.sampled_from(["alpha beta", "Alpha  BETA", "gamma", "", "delta epsilon zeta"])
+_dates = st.one_of(st.none(), st.sampled_from(["2020-01-01", "2021-06-01T00:00:00Z", "garbage"]))
+_page = st.builds(
+    lambda scheme, host, path, text, dt, crawled, ext: make_page(
+        f"{scheme}://{host}{path}",
+        text,
+        datetime=dt,
+        crawled=crawled,
+        category="external" if ext else None,
+    ),
+    st.sampled_from(["http", "https"]),
+    _hosts,
+    _paths,
+    _texts,
+    _dates,
+    _dates,
+    st.booleans(),
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(pages=st.lists(_page, min_size=1, max_size=25), discard=st.booleans())
+def test_run_on_db_and_run_on_list_agree_on_generated_pages(tmp_path_factory, pages, discard):
+    path = write_pages(tmp_path_factory.mktemp("gen") / "crawl.sqlite", pages)
+    Deduplicator(discard_params=discard).run_on_db(path)
+    rows = rows_of(path)
+    listed = Deduplicator(discard_params=discard).run_on_list(pages)
+    for pid, r in enumerate(listed, start=1):
+        assert tuple(r[c] for c in OUTPUT) == tuple(rows[pid][c] for c in OUTPUT)
+
+
+def test_column_mapping_by_option_and_toml(tmp_path):
+    text = real_texts()[1]["text"]
+    path = tmp_path / "crawl.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE docs (link TEXT, body TEXT, fetched_at TEXT)")
+    conn.executemany(
+        "INSERT INTO docs VALUES (?, ?, ?)",
+        [("https://x.example/a", text, "2020"), ("http://x.example/a/", "other", "2021-01-01")],
+    )
+    conn.commit()
+    conn.close()
+    toml = tmp_path / "webdedup.toml"
+    toml.write_text(
+        'threshold = 0.85\n[columns]\ntable = "docs"\nurl = "link"\ncontent = "body"\n'
+        'datetime = "fetched_at"\n'
+    )
+    cfg = Config.from_toml(toml)
+    assert cfg.threshold == 0.85 and cfg.columns.content == "body"
+    Deduplicator(config=cfg).run_on_db(path)
+    rows = rows_of_table(path, "docs")
+    assert rows[1]["dup_group"] == rows[2]["dup_group"] == 1
+    assert rows[2]["is_canonical"] == 1  # newer fetched_at wins
+
+
+def rows_of_table(path: Path, table: str) -> dict[int, dict[str, object]]:
+    return {
+        pid: dict(zip(OUTPUT, values, strict=True))
+        for pid, values in annotations(path, table).items()
+    }
+
+
+def test_urls_to_ignore_and_n_min(db_builder):
+    texts = [r["text"] for r in real_texts()[:6]]
+    pages = [
+        make_page("https://big.example/tag/python", texts[0]),
+        make_page("https://big.example/vintage/", texts[1]),
+        make_page("https://big.example/search?q=1", texts[2]),
+        make_page("https://big.example/a/search", texts[3]),
+        make_page("https://small.example/only", texts[4]),
+    ]
+    path = db_builder(pages)
+    d = Deduplicator(urls_to_ignore=["tag"], n_min=2)
+    d.urls_to_ignore.append("/search")  # an editable attribute
+    result = d.run_on_db(path)
+    rows = rows_of(path)
+    assert [rows[i]["dup_kind"] for i in range(1, 6)] == [
+        "ignored",
+        None,
+        "ignored",
+        None,
+        "ignored",
+    ]
+    conn = sqlite3.connect(path)
+    reasons = dict(conn.execute("SELECT id, ignored FROM _prepared WHERE ignored IS NOT NULL"))
+    assert reasons == {1: "urls_to_ignore:tag", 3: "urls_to_ignore:/search", 5: "small_host"}
+    assert result.ignored == 3
+    assert d.run_on_list(pages)[4]["ignored"] == "small_host"
+
+
+def test_prune_and_restore(db_builder):
+    pages = crawl_with_duplicates(12)
+    path = db_builder(pages)
+    before = {r[0]: r[1:] for r in sqlite3.connect(path).execute("SELECT * FROM pages")}
+    result = Deduplicator().run_on_db(path, prune=True)
+    conn = sqlite3.connect(path)
+    left = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
+    side = conn.execute("SELECT count(*) FROM _webdedup_pruned").fetchone()[0]
+    assert result.pruned == side > 0 and left + side == len(pages)
+    assert conn.execute("SELECT count(*) FROM pages WHERE is_canonical = 0").fetchone()[0] == 0
+    conn.close()
+    from webdedup.maintenance import restore_pruned
+
+    assert restore_pruned(path) == side
+    after = {r[0]: r[1:7] for r in sqlite3.connect(path).execute("SELECT * FROM pages")}
+    assert after == {k: v[:6] for k, v in before.items()}
+
+
+def test_vacuum_renumbering_is_detected_and_never_annotates_wrongly(db_builder):
+    texts = [r["text"] for r in real_texts()[:30]]
+    pages = []
+    for i, t in enumerate(texts):
+        pages.append(make_page(f"https://v.example/{i}", t))
+        pages.append(make_page(f"https://v.example/{i}?utm_medium=x", t))
+    path = db_builder(pages, integer_pk=False, columns=("url", "content"))
+    Deduplicator().run_on_db(path)
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM pages WHERE rowid % 3 = 0")
+    conn.commit()
+    conn.execute("VACUUM")
+    urls = dict(conn.execute("SELECT rowid, url FROM pages"))
+    conn.close()
+    prepared_urls = dict(
+        sqlite3.connect(path).execute(
+            "SELECT p.id, pg.url FROM _prepared p JOIN pages pg ON pg.rowid = p.id"
+        )
+    )
+    assert prepared_urls != {}  # sanity
+    result = Deduplicator().run_on_db(path)
+    assert result.renumbered > 0  # VACUUM really renumbered rows, and the run saw it
+    rows = rows_of(path)
+    for pid, r in rows.items():
+        canon_url = urls[r["canonical_id"]]
+        assert canon_url.split("?")[0] == urls[pid].split("?")[0]
+        assert r["content_hash"] == content_hash(texts[int(urls[pid].split("/")[3].split("?")[0])])
+
+
+def test_run_result_and_runs_table(db_builder):
+    path = db_builder(crawl_with_duplicates(10))
+    result = Deduplicator().run_on_db(path)
+    conn = sqlite3.connect(path)
+    row = conn.execute(
+        "SELECT mode, method, pages, url_duplicates, exact_duplicates, status, params, timings "
+        "FROM _webdedup_runs WHERE id = ?",
+        (result.run_id,),
+    ).fetchone()
+    assert row[:6] == (
+        "full",
+        "minhash",
+        result.processed,
+        result.url_duplicates,
+        result.exact_duplicates,
+        "ok",
+    )
+    assert json.loads(row[6])["threshold"] == 0.9
+    assert set(json.loads(row[7])) >= {"prepare", "elect_url", "elect_exact"}
+    assert conn.execute("SELECT value FROM _webdedup_meta WHERE key='schema_version'").fetchone()
+
+
+def test_connection_can_be_passed_and_stays_open(db_builder):
+    path = db_builder(crawl_with_duplicates(5))
+    conn = sqlite3.connect(path)
+    Deduplicator().run_on_db(conn)
+    assert conn.execute("SELECT count(*) FROM pages WHERE dup_group IS NOT NULL").fetchone()[0] > 0
+    assert conn.execute("SELECT count(*) FROM temp.sqlite_schema").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"threshold": 0}, {"method": "nope"}, {"distance": 0}, {"election": ("nope",)}, {"n_min": -1}],
+)
+def test_bad_parameters_fail_early_with_advice(bad):
+    with pytest.raises(ValueError) as err:
+        Deduplicator(**bad)
+    assert any(word in str(err.value) for word in ("must", "choose", "one of"))

@@ -1,0 +1,92 @@
+"""Text normalization, hashing and timestamp parsing."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webdedup.text import content_hash, digest_text, normalize_text
+from webdedup.timestamps import parse_timestamp
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("  Hello\u00a0\u00a0WORLD \n", "hello world"),
+        ("Ｆｕｌｌｗｉｄｔｈ", "fullwidth"),  # NFKC
+        ("Straße", "strasse"),  # case folding, not lower()
+        ("ΣΊΣΥΦΟΣ", "σίσυφοσ"),
+        ("Привет,\tМИР", "привет, мир"),  # Cyrillic kept
+        ("東京都\u3000渋谷区", "東京都 渋谷区"),  # CJK kept, ideographic space collapsed
+        ("مرحبا  بالعالم", "مرحبا بالعالم"),  # Arabic kept
+        ("ﬁne ligature", "fine ligature"),
+        ("", ""),
+    ],
+)
+def test_normalize_text(raw, expected):
+    assert normalize_text(raw) == expected
+
+
+@settings(max_examples=300)
+@given(st.text())
+def test_normalize_is_idempotent_and_never_empties_letters(text):
+    norm = normalize_text(text)
+    assert normalize_text(norm) == norm
+    assert "  " not in norm and norm == norm.strip()
+    if any(ch.isalpha() for ch in text):
+        assert any(ch.isalpha() for ch in norm)
+
+
+def test_pinned_content_hashes():
+    # Pinned values: a change in normalization shows up here, deliberately.
+    assert content_hash("Hello   World") == "2aae6c35c94fcfb415dbe95f408b9ce91ee846ed"
+    assert content_hash("HELLO world\n") == content_hash("hello world")
+    assert content_hash("Straße") == hashlib.sha1(b"strasse").hexdigest()
+    assert content_hash("") == hashlib.sha1(b"").hexdigest()
+
+
+@settings(max_examples=100)
+@given(
+    st.lists(
+        st.sampled_from(["a", "B", "ß", "ﬁ", "Σ", " ", "\n", "\u00a0", "x" * 7, "東"]), max_size=200
+    ),
+    st.integers(min_value=3, max_value=40),
+)
+def test_piecewise_digest_equals_whole_digest(parts, piece):
+    text = "".join(parts)
+    whole = normalize_text(text)
+    d = digest_text(text, piece_chars=piece)
+    assert d.sha1 == hashlib.sha1(whole.encode()).hexdigest()
+    assert d.n_chars == len(whole)
+    assert d.n_words == len(whole.split())
+    assert d.sketch == whole[: len(d.sketch)]
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("2024-01-02T00:00:00Z", 1704153600.0),
+        ("2024-01-02T01:00:00+01:00", 1704153600.0),
+        ("2024-01-02", 1704153600.0),
+        ("20240102000000", 1704153600.0),
+        ("Tue, 02 Jan 2024 00:00:00 GMT", 1704153600.0),
+        ("1704153600", 1704153600.0),
+        (1704153600, 1704153600.0),
+        (1704153600000, 1704153600.0),
+        ("garbage", None),
+        ("2024-13-45", None),
+        (None, None),
+        ("", None),
+        (float("nan"), None),
+    ],
+)
+def test_parse_timestamp(value, expected):
+    assert parse_timestamp(value) == expected
+
+
+@given(st.one_of(st.text(), st.integers(), st.floats(), st.binary(), st.none()))
+def test_parse_timestamp_never_raises(value):
+    parse_timestamp(value)

@@ -1,0 +1,83 @@
+"""The wheel ships the SQL files: build it, install it into a fresh virtualenv, run it."""
+
+from __future__ import annotations
+
+import site
+import subprocess
+import sys
+import sysconfig
+import venv
+from pathlib import Path
+
+from conftest import ROOT, annotations, crawl_with_duplicates, write_pages
+
+
+def test_wheel_installs_and_runs_from_a_fresh_virtualenv(tmp_path: Path):
+    dist = tmp_path / "dist"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(ROOT),
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-q",
+            "-w",
+            str(dist),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    (wheel,) = dist.glob("webdedup-*.whl")
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)  # ensurepip: offline
+    py = env_dir / "bin" / "python"
+    purelib = Path(
+        subprocess.run(
+            [py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
+    # Install the wheel with the fresh environment's own pip (offline)...
+    subprocess.run(
+        [py, "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    # ...and let the fresh environment see the already installed dependencies (not webdedup:
+    # a path line in a .pth file does not run the editable-install hook of this checkout).
+    dep_dirs = {
+        sysconfig.get_paths()["purelib"],
+        sysconfig.get_paths()["platlib"],
+        *site.getsitepackages(),
+    }
+    (purelib / "deps.pth").write_text("\n".join(sorted(dep_dirs)) + "\n")
+    # Run from tmp_path: the checkout must not be on sys.path (python -c puts the cwd first).
+    where = subprocess.run(
+        [py, "-c", "import webdedup; print(webdedup.__file__)"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    ).stdout.strip()
+    assert where.startswith(str(purelib)), where
+    assert not where.startswith(str(ROOT))
+
+    db = write_pages(tmp_path / "crawl.sqlite", crawl_with_duplicates(10))
+    out = subprocess.run(
+        [env_dir / "bin" / "webdedup", "db", str(db)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert "URL duplicates" in out.stdout
+    assert any(v[3] is not None for v in annotations(db).values())

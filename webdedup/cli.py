@@ -1,0 +1,236 @@
+"""The ``webdedup`` command line: parse, call the API, print. No SQL and no algorithm here."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from typing import Any
+
+import click
+
+from . import __version__
+from .config import METHODS, Columns, Config
+from .dedup import Deduplicator
+from .election import ELECTION_KEYS
+from .errors import ConfigError, WebdedupError
+
+
+class WebdedupClickError(click.ClickException):
+    """A webdedup error shown as ``Error: ...`` with the error's own exit code."""
+
+    def __init__(self, error: WebdedupError) -> None:
+        super().__init__(str(error))
+        self.exit_code = error.exit_code
+
+
+@contextmanager
+def errors_to_exit_codes() -> Iterator[None]:
+    try:
+        yield
+    except WebdedupError as exc:
+        raise WebdedupClickError(exc) from exc
+
+
+def _parse_columns(pairs: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, column = pair.partition("=")
+        if not sep or not name or not column:
+            raise ConfigError(f"--column takes NAME=COLUMN (e.g. content=body), got {pair!r}")
+        out[name.strip()] = column.strip()
+    return out
+
+
+def build_config(
+    config_file: str | None, table: str | None, columns: tuple[str, ...], **options: Any
+) -> Config:
+    """Defaults, overlaid by the config file, overlaid by the command-line options."""
+    base = Config.from_toml(config_file) if config_file else Config()
+    mapping = asdict(base.columns)
+    mapping.update(_parse_columns(columns))
+    if table:
+        mapping["table"] = table
+    ignore = options.pop("urls_to_ignore", ())
+    election = options.pop("election", None)
+    overrides = {k: v for k, v in options.items() if v is not None}
+    if ignore:
+        overrides["urls_to_ignore"] = tuple(base.urls_to_ignore) + tuple(ignore)
+    if election:
+        overrides["election"] = tuple(k.strip() for k in election.split(",") if k.strip())
+    return base.with_overrides(columns=Columns.from_mapping(mapping), **overrides)
+
+
+def input_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Options that say where the pages are (shared by every command that reads a database)."""
+    func = click.option(
+        "--column",
+        "columns",
+        multiple=True,
+        metavar="NAME=COLUMN",
+        help="Map an input column to your table's name for it, e.g. content=body or "
+        "datetime=fetched_at. Names: url, content, html, title, datetime, date, crawled, "
+        "category. Repeatable.",
+    )(func)
+    func = click.option(
+        "--table", default=None, help="Name of the crawler's table of pages [default: pages]."
+    )(func)
+    func = click.option(
+        "--config",
+        "config_file",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="A TOML file with any of these options (command-line options win).",
+    )(func)
+    return func
+
+
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
+)
+@click.version_option(__version__, prog_name="webdedup")
+def cli() -> None:
+    """Find URL duplicates, exact duplicates and near-duplicates in an SQLite crawl.
+
+    \b
+    Example:
+        webdedup db crawl.sqlite
+        webdedup db crawl.sqlite --threshold 0.85 --ignore tag --ignore /search
+    """
+
+
+@cli.command("db")
+@click.argument("path", type=click.Path(dir_okay=False))
+@input_options
+@click.option(
+    "--method",
+    type=click.Choice(METHODS),
+    default=None,
+    help="Near-duplicate method [default: minhash].",
+)
+@click.option(
+    "--threshold",
+    type=float,
+    default=None,
+    help="Similarity (0-1] from which two pages are near-duplicates [default: 0.9].",
+)
+@click.option(
+    "--distance",
+    type=int,
+    default=None,
+    help="Window of sorted-URL neighbours compared by --method levenshtein [default: 50].",
+)
+@click.option(
+    "--discard-params/--keep-params",
+    default=None,
+    help="Drop every URL query parameter when canonicalizing (not only tracking ones).",
+)
+@click.option(
+    "--n-min",
+    type=int,
+    default=None,
+    help="Ignore the pages of hosts with fewer than N pages [default: 0, off].",
+)
+@click.option(
+    "--ignore",
+    "urls_to_ignore",
+    multiple=True,
+    metavar="PATTERN",
+    help="Ignore URLs matching a path-segment rule: 'tag' (any segment), '/search' "
+    "(path start), 'blog/page-*' (glob per segment), 'example.com/private' (host). Repeatable.",
+)
+@click.option(
+    "--election",
+    default=None,
+    metavar="KEYS",
+    help="Comma-separated election order, best first. Keys: "
+    + ", ".join(ELECTION_KEYS)
+    + ". [default: internal,newer_datetime,newer_crawled,longer_text,https,shorter_url,lower_id]",
+)
+@click.option(
+    "--min-words",
+    type=int,
+    default=None,
+    help="Pages with fewer words never join a near-duplicate group [default: 50].",
+)
+@click.option(
+    "--busy-timeout",
+    type=float,
+    default=None,
+    help="Seconds to wait for a lock held by another writer [default: 5].",
+)
+@click.option(
+    "--chunk-size", type=int, default=None, help="Rows per insert batch [default: 2000]."
+)
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Move non-canonical pages into _webdedup_pruned ('webdedup restore' puts them back).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars and no summary.")
+@click.option("--json", "as_json", is_flag=True, help="Print the run's result as JSON.")
+def db_command(
+    path: str,
+    config_file: str | None,
+    table: str | None,
+    columns: tuple[str, ...],
+    prune: bool,
+    quiet: bool,
+    as_json: bool,
+    **options: Any,
+) -> None:
+    """Group the duplicate pages of the crawl database PATH and annotate its pages table.
+
+    Adds and fills the columns canonical_url, content_hash, exact_group_size, dup_group,
+    dup_group_size, canonical_id, is_canonical, dup_kind and dup_score on every page, in one
+    transaction at the end. Nothing is deleted unless --prune is given.
+
+    \b
+    Example:
+        webdedup db crawl.sqlite
+        webdedup db crawl.sqlite --column content=body --column datetime=fetched_at
+        webdedup db crawl.sqlite --config webdedup.toml --quiet
+    """
+    with errors_to_exit_codes():
+        config = build_config(config_file, table, columns, **options)
+        result = Deduplicator(config=config, progress=not quiet).run_on_db(path, prune=prune)
+    if as_json:
+        click.echo(json.dumps(asdict(result), indent=2))
+    elif not quiet:
+        click.echo(result.summary())
+        if result.renumbered:
+            click.echo(
+                f"note: {result.renumbered:,} rows hold another URL than at the last run "
+                "(rowids renumbered, e.g. by VACUUM); they were recomputed",
+                err=True,
+            )
+        if result.pruned:
+            click.echo(f"pruned {result.pruned:,} non-canonical pages into _webdedup_pruned")
+
+
+@cli.command("restore")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--table", default=None, help="Name of the crawler's table [default: pages].")
+@click.option("--busy-timeout", type=float, default=5.0, help="Seconds to wait for a lock.")
+def restore_command(path: str, table: str | None, busy_timeout: float) -> None:
+    """Put the pages removed by 'webdedup db --prune' back into the pages table.
+
+    \b
+    Example:
+        webdedup restore crawl.sqlite
+    """
+    from .maintenance import restore_pruned
+
+    with errors_to_exit_codes():
+        n = restore_pruned(path, table or "pages", busy_timeout=busy_timeout)
+    click.echo(f"restored {n:,} pages")
+
+
+def main() -> None:  # pragma: no cover - the console script
+    cli(prog_name="webdedup")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

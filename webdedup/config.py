@@ -1,0 +1,201 @@
+"""The one frozen configuration object of a run.
+
+``Config`` holds every parameter; ``Columns`` maps webdedup's names for the input columns to
+the names a crawler's ``pages`` table really uses. ``Config.fingerprint()`` hashes the
+parameters that shape signatures and edges, so a later run can tell whether stored state is
+still valid.
+
+Example::
+
+    >>> cfg = Config(threshold=0.85, columns=Columns(content="body"))
+    >>> cfg.columns.content
+    'body'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from .election import DEFAULT_ELECTION, validate_election
+from .errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+METHODS = ("minhash", "levenshtein", "simhash")
+CLUSTERINGS = ("star", "union")
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Names of the input columns in the crawler's table (only ``url`` and text are required).
+
+    The text of a page comes from ``content``; when that column is missing or a row's value is
+    empty, from ``html`` through trafilatura's extraction.
+    """
+
+    table: str = "pages"
+    url: str = "url"
+    content: str = "content"
+    html: str = "html"
+    title: str = "title"
+    datetime: str = "datetime"
+    date: str = "date"
+    crawled: str = "crawled"
+    category: str = "category"
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, str]) -> Columns:
+        """Build from ``{"content": "body", ...}``; unknown keys are an error."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(mapping) - known)
+        if unknown:
+            raise ConfigError(
+                f"unknown column name(s) {', '.join(unknown)}; "
+                f"the mappable columns are: {', '.join(sorted(known))}"
+            )
+        for key, value in mapping.items():
+            if not isinstance(value, str) or not value:
+                raise ConfigError(f"column {key!r} must map to a non-empty name, got {value!r}")
+        return cls(**dict(mapping))
+
+
+@dataclass(frozen=True)
+class Config:
+    """All parameters of a run. Build one directly, from a TOML file, or via ``Deduplicator``.
+
+    ``threshold`` is the similarity at or above which two pages are near-duplicates;
+    ``distance`` the window of the ``levenshtein`` method; ``n_min`` ignores the pages of hosts
+    with fewer than ``n_min`` pages; ``min_words`` is the shortest normalized text (in words)
+    that may join a near-duplicate group (exact duplicates are still grouped).
+    """
+
+    method: str = "minhash"
+    threshold: float = 0.9
+    distance: int = 50
+    discard_params: bool = False
+    n_min: int = 0
+    urls_to_ignore: tuple[str, ...] = ()
+    election: tuple[str, ...] = DEFAULT_ELECTION
+    shingle_size: int = 5
+    num_perm: int = 128
+    seed: int = 1
+    min_words: int = 50
+    clustering: str = "star"
+    chunk_size: int = 2000
+    busy_timeout: float = 5.0
+    workers: int = 0
+    columns: Columns = field(default_factory=Columns)
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ConfigError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
+        if not 0.0 < float(self.threshold) <= 1.0:
+            raise ConfigError(f"threshold must be in (0, 1], got {self.threshold!r}")
+        if int(self.distance) < 1:
+            raise ConfigError(f"distance must be at least 1, got {self.distance!r}")
+        if int(self.n_min) < 0:
+            raise ConfigError(f"n_min must be 0 (off) or more, got {self.n_min!r}")
+        if int(self.shingle_size) < 1:
+            raise ConfigError(f"shingle_size must be at least 1, got {self.shingle_size!r}")
+        if int(self.num_perm) < 16:
+            raise ConfigError(f"num_perm must be at least 16, got {self.num_perm!r}")
+        if int(self.min_words) < 0:
+            raise ConfigError(f"min_words must be 0 or more, got {self.min_words!r}")
+        if self.clustering not in CLUSTERINGS:
+            raise ConfigError(
+                f"clustering must be one of {', '.join(CLUSTERINGS)}, got {self.clustering!r}"
+            )
+        if int(self.chunk_size) < 1:
+            raise ConfigError(f"chunk_size must be at least 1, got {self.chunk_size!r}")
+        if float(self.busy_timeout) < 0:
+            raise ConfigError(f"busy_timeout must be 0 or more, got {self.busy_timeout!r}")
+        if isinstance(self.urls_to_ignore, str):
+            raise ConfigError("urls_to_ignore must be a list of patterns, not one string")
+        object.__setattr__(self, "urls_to_ignore", tuple(self.urls_to_ignore))
+        object.__setattr__(self, "election", validate_election(self.election))
+
+    # -- the parameters that shape stored state -------------------------------------------
+    def shaping_parameters(self) -> dict[str, Any]:
+        """The parameters whose change invalidates stored prepared rows, signatures and edges."""
+        return {
+            "method": self.method,
+            "threshold": float(self.threshold),
+            "distance": int(self.distance),
+            "discard_params": bool(self.discard_params),
+            "n_min": int(self.n_min),
+            "urls_to_ignore": list(self.urls_to_ignore),
+            "election": list(self.election),
+            "shingle_size": int(self.shingle_size),
+            "num_perm": int(self.num_perm),
+            "seed": int(self.seed),
+            "min_words": int(self.min_words),
+            "clustering": self.clustering,
+            "columns": asdict(self.columns),
+        }
+
+    def fingerprint(self) -> str:
+        """A short stable hash of :meth:`shaping_parameters`."""
+        blob = json.dumps(self.shaping_parameters(), sort_keys=True).encode()
+        return hashlib.sha1(blob).hexdigest()[:16]
+
+    def __str__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.shaping_parameters().items())
+        return f"Config({params})"
+
+    # -- construction helpers ---------------------------------------------------------------
+    def with_overrides(self, **overrides: Any) -> Config:
+        """A copy with the given fields replaced; ``None`` values are ignored."""
+        clean = {k: v for k, v in overrides.items() if v is not None}
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(clean) - known)
+        if unknown:
+            raise ConfigError(f"unknown parameter(s): {', '.join(unknown)}")
+        return replace(self, **clean)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Config:
+        """Build from a dict as found in a TOML file (a ``[columns]`` table maps columns)."""
+        data = dict(data)
+        if "webdedup" in data and isinstance(data["webdedup"], Mapping):
+            nested = dict(data.pop("webdedup"))
+            nested.update(data)
+            data = nested
+        columns = data.pop("columns", {})
+        if not isinstance(columns, Mapping):
+            raise ConfigError("[columns] must be a table of name = \"column\" pairs")
+        known = {f.name for f in fields(cls)} - {"columns"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(
+                f"unknown key(s) in config: {', '.join(unknown)}; "
+                f"known keys: {', '.join(sorted(known))} and a [columns] table"
+            )
+        for key in ("urls_to_ignore", "election"):
+            if key in data:
+                data[key] = tuple(data[key])
+        try:
+            return cls(columns=Columns.from_mapping(columns), **data)
+        except TypeError as exc:  # pragma: no cover - defensive
+            raise ConfigError(str(exc)) from exc
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> Config:
+        """Read a TOML config file (see the README for its keys)."""
+        path = Path(path)
+        try:
+            with path.open("rb") as fh:
+                data = tomllib.load(fh)
+        except FileNotFoundError as exc:
+            raise ConfigError(f"config file {path} does not exist") from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+        return cls.from_mapping(data)

@@ -1,0 +1,103 @@
+"""The Python API: :class:`Deduplicator`."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from .config import Config
+from .inmemory import assign_pages
+from .pipeline import PhaseHook, RunResult, run_on_db
+
+
+class Deduplicator:
+    """Find URL, exact and near-duplicate pages and elect one canonical page per group.
+
+    Example::
+
+        >>> d = Deduplicator(threshold=0.9, urls_to_ignore=["tag"])
+        >>> d.urls_to_ignore.append("/search")      # an editable attribute
+        >>> rows = d.run_on_list([
+        ...     {"url": "http://example.com/a?utm_source=x", "content": "Same text"},
+        ...     {"url": "https://www.example.com/a", "content": "Same text"},
+        ... ])
+        >>> [r["dup_kind"] for r in rows]
+        [None, 'url']
+
+    ``run_on_db("crawl.sqlite")`` does the same on the crawler's ``pages`` table and writes
+    the output columns onto it in one transaction.
+    """
+
+    def __init__(
+        self,
+        threshold: float = 0.9,
+        distance: int = 50,
+        discard_params: bool = False,
+        n_min: int = 0,
+        method: str = "minhash",
+        urls_to_ignore: Iterable[str] | None = None,
+        *,
+        config: Config | None = None,
+        progress: bool = False,
+        on_phase: PhaseHook | None = None,
+        **options: Any,
+    ) -> None:
+        base = config or Config()
+        self.threshold = threshold if config is None else base.threshold
+        self.distance = distance if config is None else base.distance
+        self.discard_params = discard_params if config is None else base.discard_params
+        self.n_min = n_min if config is None else base.n_min
+        self.method = method if config is None else base.method
+        self.urls_to_ignore: list[str] = list(
+            urls_to_ignore if urls_to_ignore is not None else base.urls_to_ignore
+        )
+        self.progress = progress
+        self.on_phase = on_phase
+        self._base = base
+        self._options = dict(options)
+        self.build_config()  # fail early on a bad parameter
+
+    def build_config(self) -> Config:
+        """The frozen :class:`Config` of the current attribute values."""
+        known = {f.name for f in fields(Config)}
+        unknown = sorted(set(self._options) - known)
+        if unknown:
+            from .errors import ConfigError
+
+            raise ConfigError(
+                f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+        return self._base.with_overrides(
+            threshold=self.threshold,
+            distance=self.distance,
+            discard_params=self.discard_params,
+            n_min=self.n_min,
+            method=self.method,
+            urls_to_ignore=tuple(self.urls_to_ignore),
+            **self._options,
+        )
+
+    def run_on_db(
+        self, db: str | Path | sqlite3.Connection, *, prune: bool = False
+    ) -> RunResult:
+        """Run on a crawl database (a path or an open connection); annotate its ``pages``.
+
+        With ``prune=True`` the non-canonical rows are moved to ``_webdedup_pruned``
+        (``webdedup restore`` puts them back).
+        """
+        return run_on_db(
+            db, self.build_config(), prune=prune, progress=self.progress, on_phase=self.on_phase
+        )
+
+    def run_on_list(self, pages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Run on page dicts (keys as the column names: ``url``, ``content``, ...).
+
+        Returns one dict per page, in input order, with ``id`` (the page's ``id`` or its
+        1-based position) and the output columns of ``run_on_db``.
+        """
+        pages = list(pages)
+        prepared, out = assign_pages(pages, self.build_config())
+        return [out[r.id] for r in prepared]

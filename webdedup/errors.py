@@ -1,0 +1,61 @@
+"""webdedup's own exceptions.
+
+Every error a user can cause is one of these classes. Each carries an ``exit_code`` that the
+CLI uses, and a message that says what to do about it.
+"""
+
+from __future__ import annotations
+
+
+class WebdedupError(Exception):
+    """Base class of every error webdedup raises on purpose."""
+
+    exit_code = 1
+
+
+class ConfigError(WebdedupError, ValueError):
+    """A parameter or config file value is invalid."""
+
+    exit_code = 2
+
+
+class InputError(WebdedupError):
+    """The database is not something webdedup can work on (not SQLite, no table, ...)."""
+
+    exit_code = 3
+
+
+class NotADatabase(InputError):
+    """The file does not exist or is not an SQLite database."""
+
+
+class NoPagesTable(InputError):
+    """The database has no table of pages under the configured name."""
+
+
+class MissingColumn(InputError):
+    """A required column (URL, text) is not in the pages table."""
+
+
+class DatabaseLocked(WebdedupError):
+    """Another connection held the write lock for longer than the busy timeout."""
+
+    exit_code = 4
+
+
+class ReadOnlyDatabase(WebdedupError):
+    """The database file (or its folder, needed for the WAL) cannot be written."""
+
+    exit_code = 5
+
+
+class SchemaTooNew(WebdedupError):
+    """The database was annotated by a newer webdedup whose state this version cannot read."""
+
+    exit_code = 6
+
+
+class IngestProblems(WebdedupError):
+    """``webdedup ingest`` met unreadable records or files (the readable ones went in)."""
+
+    exit_code = 7

@@ -1,0 +1,318 @@
+"""One run over a crawl database: the phases in order, on one read snapshot, then one write.
+
+Phases 1-4 read ``pages`` inside one read transaction and write only to TEMP work tables, so
+a run killed at any point before the final commit leaves the database exactly as it was.
+Phase 5 is one short ``BEGIN IMMEDIATE`` transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from . import __version__
+from .config import Columns, Config
+from .errors import InputError, MissingColumn, NoPagesTable, WebdedupError
+from .phases import elect, prepare, write_back
+from .phases.prepare import url_hash
+from .store import (
+    check_schema,
+    connect,
+    is_without_rowid,
+    quote,
+    run_script,
+    table_columns,
+    table_exists,
+    transaction,
+    translate,
+)
+
+PhaseHook = Callable[[str], None]
+
+
+@dataclass
+class RunResult:
+    """What a run did (also stored as a row of ``_webdedup_runs``)."""
+
+    run_id: int
+    mode: str
+    method: str
+    pages: int
+    processed: int
+    ignored: int
+    url_duplicates: int
+    exact_duplicates: int
+    near_duplicates: int
+    groups: int
+    renumbered: int
+    pruned: int
+    wall_seconds: float
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """A few human lines for the end of ``webdedup db``."""
+        return (
+            f"{self.pages:,} pages ({self.ignored:,} ignored), "
+            f"{self.url_duplicates:,} URL duplicates, {self.exact_duplicates:,} exact duplicates, "
+            f"{self.near_duplicates:,} near-duplicates in {self.groups:,} groups; "
+            f"{self.mode} run in {self.wall_seconds:.2f} s"
+        )
+
+
+@dataclass
+class RunContext:
+    """What every phase gets: the connection, the configuration and the input layout."""
+
+    conn: sqlite3.Connection
+    config: Config
+    table: str
+    present: dict[str, str | None]
+    total_pages: int
+    progress: bool = False
+    on_phase: PhaseHook | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def bar(self, desc: str, total: int | None = None, unit: str = "it") -> tqdm:
+        return tqdm(
+            total=total,
+            desc=f"{desc:<12}",
+            unit=unit,
+            disable=not self.progress,
+            file=sys.stderr,
+            leave=True,
+            dynamic_ncols=True,
+        )
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        if self.on_phase is not None:
+            self.on_phase(name)
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = round(time.perf_counter() - start, 4)
+
+
+def resolve_columns(
+    conn: sqlite3.Connection, columns: Columns, where: str
+) -> dict[str, str | None]:
+    """Map webdedup's logical input columns to the table's real ones (None when absent)."""
+    table = columns.table
+    if not table_exists(conn, table):
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM sqlite_schema WHERE type = 'table' "
+                "AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
+        ]
+        found = ", ".join(tables) if tables else "none"
+        raise NoPagesTable(
+            f"{where} has no table {table!r} (tables found: {found}); "
+            "name the crawler's table with --table"
+        )
+    if is_without_rowid(conn, table):
+        raise InputError(f"table {table!r} is WITHOUT ROWID; webdedup needs a rowid table")
+    have = table_columns(conn, table)
+    present: dict[str, str | None] = {}
+    for logical in ("url", "content", "html", "title", "crawled", "category"):
+        real = getattr(columns, logical)
+        present[logical] = real if real in have else None
+    present["datetime"] = (
+        columns.datetime if columns.datetime in have else columns.date if columns.date in have
+        else None
+    )
+    if present["url"] is None:
+        raise MissingColumn(
+            f"table {table!r} has no URL column {columns.url!r}; columns found: "
+            f"{', '.join(have)}. Map it with --column url=NAME"
+        )
+    if present["content"] is None and present["html"] is None:
+        raise MissingColumn(
+            f"table {table!r} has no text column {columns.content!r} (nor an HTML column "
+            f"{columns.html!r}); columns found: {', '.join(have)}. "
+            "Map it with --column content=NAME"
+        )
+    return present
+
+
+def _count(conn: sqlite3.Connection, query: str) -> int:
+    return int(conn.execute(query).fetchone()[0])
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def run_on_db(
+    db: str | Path | sqlite3.Connection,
+    config: Config,
+    *,
+    prune: bool = False,
+    progress: bool = False,
+    on_phase: PhaseHook | None = None,
+) -> RunResult:
+    """Run every phase over ``db`` and annotate its pages (see :class:`Deduplicator`)."""
+    own = not isinstance(db, sqlite3.Connection)
+    where = str(db) if own else "the database"
+    conn = connect(db, busy_timeout=config.busy_timeout)
+    started, t0 = _now(), time.perf_counter()
+    try:
+        conn.create_function("webdedup_url_hash", 1, _url_hash_sql, deterministic=True)
+        check_schema(conn)
+        present = resolve_columns(conn, config.columns, where)
+        table = config.columns.table
+        ctx = RunContext(conn, config, table, present, 0, progress, on_phase)
+        try:
+            conn.execute("BEGIN")  # one read snapshot for phases 1-4
+            ctx.total_pages = _count(conn, f"SELECT count(*) FROM {quote(table)}")
+            with ctx.phase("prepare"):
+                prepare.run(ctx)
+            renumbered = _renumbered(conn)
+            with ctx.phase("elect_url"):
+                url_stats = elect.run_url(ctx)
+            with ctx.phase("elect_exact"):
+                exact_stats = elect.run_exact(ctx)
+            with ctx.phase("assign"):
+                run_script(conn, "assign")
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise translate(exc, where) from exc
+        counts = _assignment_counts(conn)
+        pruned = 0
+        with ctx.phase("write_back"), transaction(conn):
+            write_back.run(ctx)
+            if prune:
+                pruned = write_back.prune(conn, table)
+            wall = round(time.perf_counter() - t0, 4)
+            run_id = _record_run(
+                conn, config, started, wall, ctx.timings, counts, url_stats, exact_stats,
+                renumbered, pruned,
+            )
+            if on_phase is not None:
+                on_phase("commit")
+        return RunResult(
+            run_id=run_id,
+            mode="full",
+            method=config.method,
+            pages=ctx.total_pages,
+            processed=counts["processed"],
+            ignored=counts["ignored"],
+            url_duplicates=url_stats["url_duplicates"],
+            exact_duplicates=exact_stats["exact_duplicates"],
+            near_duplicates=counts["near"],
+            groups=counts["groups"],
+            renumbered=renumbered,
+            pruned=pruned,
+            wall_seconds=round(time.perf_counter() - t0, 4),
+            timings=dict(ctx.timings),
+        )
+    except WebdedupError:
+        raise
+    except sqlite3.Error as exc:
+        raise translate(exc, where) from exc
+    finally:
+        if own:
+            conn.close()
+        else:
+            _drop_run_tables(conn)
+
+
+def _url_hash_sql(url: Any) -> str:
+    if isinstance(url, bytes):
+        url = url.decode("utf-8", "replace")
+    return url_hash(url if isinstance(url, str) else None)
+
+
+def _renumbered(conn: sqlite3.Connection) -> int:
+    """Rows whose rowid now holds another URL than at the last run (VACUUM renumbering)."""
+    if not table_exists(conn, "_prepared"):
+        return 0
+    return _count(
+        conn,
+        "SELECT count(*) FROM temp.run_prepared AS r JOIN main._prepared AS p ON p.id = r.id "
+        "WHERE p.url_hash <> r.url_hash",
+    )
+
+
+def _assignment_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    row = conn.execute(
+        "SELECT count(*), "
+        "       coalesce(sum(dup_kind = 'ignored'), 0), "
+        "       coalesce(sum(dup_kind = 'near'), 0), "
+        "       count(DISTINCT dup_group) "
+        "FROM temp.run_assign"
+    ).fetchone()
+    return {"processed": row[0], "ignored": row[1], "near": row[2], "groups": row[3]}
+
+
+def _record_run(
+    conn: sqlite3.Connection,
+    config: Config,
+    started: str,
+    wall: float,
+    timings: dict[str, float],
+    counts: dict[str, int],
+    url_stats: dict[str, int],
+    exact_stats: dict[str, int],
+    renumbered: int,
+    pruned: int,
+) -> int:
+    params = config.shaping_parameters() | {"webdedup_version": __version__}
+    cur = conn.execute(
+        "INSERT INTO _webdedup_runs (started_at, finished_at, mode, method, fingerprint, params, "
+        "pages, processed, ignored, url_duplicates, exact_duplicates, near_duplicates, groups, "
+        "renumbered, pruned, wall_seconds, timings, status) "
+        "VALUES (?, ?, 'full', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok')",
+        (
+            started,
+            _now(),
+            config.method,
+            config.fingerprint(),
+            json.dumps(params, sort_keys=True),
+            counts["processed"],
+            counts["processed"],
+            counts["ignored"],
+            url_stats["url_duplicates"],
+            exact_stats["exact_duplicates"],
+            counts["near"],
+            counts["groups"],
+            renumbered,
+            pruned,
+            wall,
+            json.dumps(timings),
+        ),
+    )
+    conn.executemany(
+        "INSERT OR REPLACE INTO _webdedup_meta(key, value) VALUES (?, ?)",
+        [
+            ("fingerprint", config.fingerprint()),
+            ("config", json.dumps(asdict(config), sort_keys=True, default=list)),
+            ("webdedup_version", __version__),
+        ],
+    )
+    return int(cur.lastrowid or 0)
+
+
+def _drop_run_tables(conn: sqlite3.Connection) -> None:
+    for name in (
+        "run_prepared", "run_sketches", "run_bands", "run_edges", "run_near",
+        "run_url_election", "run_exact_election", "run_assign",
+    ):
+        try:
+            conn.execute(f"DROP TABLE IF EXISTS temp.{name}")
+        except sqlite3.Error:  # pragma: no cover - best effort cleanup
+            pass
