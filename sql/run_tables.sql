@@ -17,5 +17,7 @@ CREATE TEMP TABLE run_edges (a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL 
 DROP TABLE IF EXISTS temp.run_near;
 CREATE TEMP TABLE run_near (id INTEGER PRIMARY KEY, center INTEGER NOT NULL, score REAL NOT NULL);
 DROP TABLE IF EXISTS temp.run_url_election;
+DROP TABLE IF EXISTS temp.run_exact_component;
+CREATE TEMP TABLE run_exact_component (id INTEGER PRIMARY KEY, component INTEGER NOT NULL);
 DROP TABLE IF EXISTS temp.run_exact_election;
 DROP TABLE IF EXISTS temp.run_assign;

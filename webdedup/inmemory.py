@@ -12,6 +12,7 @@ from typing import Any
 
 from .config import Config
 from .election import sort_key
+from .phases.elect import exact_components
 from .phases.prepare import PageInput, Prepared, prepare_page, small_hosts
 from .urls import IgnoreRules
 
@@ -56,7 +57,12 @@ def assign_pages(
 
     url_winner = _elect(active, lambda r: r.url_key, key)
     winners = [r for r in active if url_winner[r.id] == r.id]
-    exact_winner = _elect(winners, lambda r: r.content_hash, key)
+    holders: dict[str | None, set[int]] = {}  # the twin of sql/exact_links.sql
+    for r in active:
+        if url_winner[r.id] == r.id or r.word_count >= config.min_words:
+            holders.setdefault(r.content_hash, set()).add(url_winner[r.id])
+    component = exact_components(sorted(ws) for ws in holders.values() if len(ws) > 1)
+    exact_winner = _elect(winners, lambda r: component.get(r.id, r.id), key)
     near: dict[int, tuple[int, float]] = {}  # phase 4 fills this: exact winner -> (centre, score)
 
     canonical: dict[int, int] = {}

@@ -308,11 +308,16 @@ def _record_run(
 
 
 def _drop_run_tables(conn: sqlite3.Connection) -> None:
-    for name in (
-        "run_prepared", "run_sketches", "run_bands", "run_edges", "run_near",
-        "run_url_election", "run_exact_election", "run_assign",
-    ):
-        try:
-            conn.execute(f"DROP TABLE IF EXISTS temp.{name}")
-        except sqlite3.Error:  # pragma: no cover - best effort cleanup
-            pass
+    """Drop the run's TEMP work tables from a connection the caller keeps using."""
+    try:
+        names = [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM temp.sqlite_schema WHERE type = 'table' AND name LIKE 'run\\_%' "
+                "ESCAPE '\\'"
+            )
+        ]
+        for name in names:
+            conn.execute(f"DROP TABLE IF EXISTS temp.{quote(name)}")
+    except sqlite3.Error:  # pragma: no cover - best effort cleanup
+        pass

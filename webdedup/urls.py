@@ -670,7 +670,8 @@ segments=('private',))
         raise ValueError("empty ignore pattern: remove it from urls_to_ignore")
     body = text
     scheme, sep, rest = body.partition("://")
-    if sep and scheme.lower() in _SCHEMES:
+    has_scheme = bool(sep) and scheme.lower() in _SCHEMES
+    if has_scheme:
         body = rest
     host: str | None = None
     anchored = body.startswith("/")
@@ -679,7 +680,7 @@ segments=('private',))
     else:
         first, _, remainder = body.partition("/")
         is_host = "." in first and first not in (".", "..") and not _GLOB_CHARS & set(first)
-        if sep or is_host:
+        if has_scheme or is_host:
             normalized = _normalize_host(first)
             if normalized is None:
                 raise ValueError(
