@@ -31,7 +31,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 METHODS = ("minhash", "levenshtein", "simhash")
-CLUSTERINGS = ("star", "union")
+SIMILARITIES = ("overlap", "jaccard")
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,9 @@ class Config:
     ``distance`` the window of the ``levenshtein`` method; ``n_min`` ignores the pages of hosts
     with fewer than ``n_min`` pages; ``min_words`` is the shortest normalized text (in words)
     that may join a near-duplicate group (exact duplicates are still grouped).
+    ``similarity`` is how ``minhash`` verifies a candidate: ``overlap`` (shared shingles over
+    the smaller page's shingles) or ``jaccard``; ``lsh_threshold`` is the Jaccard level the
+    LSH bands are tuned to find candidates at (lower finds more, verification decides).
     """
 
     method: str = "minhash"
@@ -89,7 +92,8 @@ class Config:
     num_perm: int = 128
     seed: int = 1
     min_words: int = 50
-    clustering: str = "star"
+    similarity: str = "overlap"
+    lsh_threshold: float = 0.4
     chunk_size: int = 2000
     busy_timeout: float = 5.0
     workers: int = 0
@@ -110,10 +114,12 @@ class Config:
             raise ConfigError(f"num_perm must be at least 16, got {self.num_perm!r}")
         if int(self.min_words) < 0:
             raise ConfigError(f"min_words must be 0 or more, got {self.min_words!r}")
-        if self.clustering not in CLUSTERINGS:
+        if self.similarity not in SIMILARITIES:
             raise ConfigError(
-                f"clustering must be one of {', '.join(CLUSTERINGS)}, got {self.clustering!r}"
+                f"similarity must be one of {', '.join(SIMILARITIES)}, got {self.similarity!r}"
             )
+        if not 0.0 < float(self.lsh_threshold) < 1.0:
+            raise ConfigError(f"lsh_threshold must be in (0, 1), got {self.lsh_threshold!r}")
         if int(self.chunk_size) < 1:
             raise ConfigError(f"chunk_size must be at least 1, got {self.chunk_size!r}")
         if float(self.busy_timeout) < 0:
@@ -138,7 +144,8 @@ class Config:
             "num_perm": int(self.num_perm),
             "seed": int(self.seed),
             "min_words": int(self.min_words),
-            "clustering": self.clustering,
+            "similarity": self.similarity,
+            "lsh_threshold": float(self.lsh_threshold),
             "columns": asdict(self.columns),
         }
 

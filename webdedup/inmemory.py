@@ -13,6 +13,7 @@ from typing import Any
 from .config import Config
 from .election import sort_key
 from .phases.elect import exact_components
+from .phases.near import NearSpec, near_in_memory
 from .phases.prepare import PageInput, Prepared, prepare_page, small_hosts
 from .urls import IgnoreRules
 
@@ -39,9 +40,11 @@ def assign_pages(
     """Prepare and elect; returns the prepared rows and each page id's output columns."""
     rules = IgnoreRules.from_patterns(config.urls_to_ignore)
     prepared: list[Prepared] = []
+    texts: dict[int, str] = {}
     seen: set[int] = set()
     for i, page in enumerate(pages, start=1):
-        row, _text = prepare_page(page_input(page, i, config), config, rules)
+        row, text = prepare_page(page_input(page, i, config), config, rules)
+        texts[row.id] = text
         if row.id in seen:
             raise ValueError(f"page id {row.id} appears twice; give every page a unique 'id'")
         seen.add(row.id)
@@ -63,7 +66,16 @@ def assign_pages(
             holders.setdefault(r.content_hash, set()).add(url_winner[r.id])
     component = exact_components(sorted(ws) for ws in holders.values() if len(ws) > 1)
     exact_winner = _elect(winners, lambda r: component.get(r.id, r.id), key)
-    near: dict[int, tuple[int, float]] = {}  # phase 4 fills this: exact winner -> (centre, score)
+    spec = NearSpec.from_config(config)
+    best_of: dict[tuple[int, str | None], int] = {}  # the twin of sql/near_nodes.sql
+    for r in active:
+        if r.word_count >= spec.min_words:
+            k = (exact_winner[url_winner[r.id]], r.content_hash)
+            best_of[k] = min(best_of.get(k, r.id), r.id)
+    by_id = {r.id: r for r in active}
+    nodes = [(pid, comp, by_id[pid].url_key, texts[pid]) for (comp, _h), pid in best_of.items()]
+    order = [r.id for r in sorted(winners, key=key) if exact_winner[r.id] == r.id]
+    _edges, near = near_in_memory(spec, nodes, order, texts)  # exact winner -> (canonical, score)
 
     canonical: dict[int, int] = {}
     score_of: dict[int, float] = {}

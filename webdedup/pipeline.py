@@ -23,7 +23,7 @@ from tqdm import tqdm
 from . import __version__
 from .config import Columns, Config
 from .errors import InputError, MissingColumn, NoPagesTable, WebdedupError
-from .phases import elect, prepare, write_back
+from .phases import elect, near, prepare, write_back
 from .phases.prepare import url_hash
 from .store import (
     check_schema,
@@ -56,6 +56,8 @@ class RunResult:
     groups: int
     renumbered: int
     pruned: int
+    candidates: int
+    edges: int
     wall_seconds: float
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -177,13 +179,18 @@ def run_on_db(
         try:
             conn.execute("BEGIN")  # one read snapshot for phases 1-4
             ctx.total_pages = _count(conn, f"SELECT count(*) FROM {quote(table)}")
+            sketcher = near.Sketcher(ctx) if config.method != "levenshtein" else None
             with ctx.phase("prepare"):
-                prepare.run(ctx)
+                prepare.run(ctx, on_text=sketcher.add if sketcher else None)
+                if sketcher:
+                    sketcher.flush()
             renumbered = _renumbered(conn)
             with ctx.phase("elect_url"):
                 url_stats = elect.run_url(ctx)
             with ctx.phase("elect_exact"):
                 exact_stats = elect.run_exact(ctx)
+            with ctx.phase("near"):
+                near_stats = near.run(ctx)
             with ctx.phase("assign"):
                 run_script(conn, "assign")
             conn.execute("COMMIT")
@@ -217,6 +224,8 @@ def run_on_db(
             groups=counts["groups"],
             renumbered=renumbered,
             pruned=pruned,
+            candidates=near_stats["candidates"],
+            edges=near_stats["edges"],
             wall_seconds=round(time.perf_counter() - t0, 4),
             timings=dict(ctx.timings),
         )

@@ -283,7 +283,15 @@ def split_statements(script: str) -> list[str]:
     return out
 
 
-def run_script(conn: sqlite3.Connection, name: str, **identifiers: str) -> None:
-    """Run every statement of ``sql/<name>.sql`` (without ``executescript``'s implicit COMMIT)."""
+def run_script(
+    conn: sqlite3.Connection,
+    name: str,
+    params: dict[str, object] | None = None,
+    **identifiers: str,
+) -> None:
+    """Run every statement of ``sql/<name>.sql`` (without ``executescript``'s implicit COMMIT).
+
+    ``params`` are bound by name (``:name``) in every statement that uses them.
+    """
     for statement in split_statements(sql(name, **identifiers)):
-        conn.execute(statement)
+        conn.execute(statement, params or {})

@@ -12,6 +12,7 @@ Transitive closure chains: A~B and B~C put A and C together even when they are u
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Hashable, Iterable, Sequence
 
 __all__ = ["UnionFind", "star_clusters"]
@@ -138,3 +139,47 @@ def star_clusters(
             if other not in result:
                 result[other] = (node, score)
     return {node: result[node] for node in order}
+
+
+def degree_stars(
+    order: Sequence[int], edges: Iterable[tuple[int, int, float]]
+) -> dict[int, list[int]]:
+    """Stars whose centres are the best-connected nodes (anti-chaining, like :func:`star_clusters`).
+
+    Repeatedly the unassigned node with the most unassigned neighbours (ties: earlier in
+    ``order``) becomes a centre and takes those neighbours. The page that all near copies were
+    made from is linked to each of them, so it becomes the centre and they stay one group,
+    while every member still has a direct edge to its centre. Returns ``{centre: members}``
+    (members include the centre, in ``order``); nodes without edges are left out.
+
+    >>> degree_stars([1, 2, 3, 4], [(1, 2, 0.9), (2, 3, 0.9), (2, 4, 0.95)])
+    {2: [1, 2, 3, 4]}
+    >>> degree_stars([1, 2, 3], [(1, 2, 0.9), (2, 3, 0.9), (1, 3, 0.9)])
+    {1: [1, 2, 3]}
+    """
+    rank = {node: i for i, node in enumerate(order)}
+    neighbours: dict[int, set[int]] = {}
+    for a, b, _score in edges:
+        if a == b:
+            continue
+        if a not in rank or b not in rank:
+            raise ValueError(f"edge ({a!r}, {b!r}) names a node missing from order")
+        neighbours.setdefault(a, set()).add(b)
+        neighbours.setdefault(b, set()).add(a)
+    heap = [(-len(nb), rank[n], n) for n, nb in neighbours.items()]
+    heapq.heapify(heap)
+    assigned: set[int] = set()
+    stars: dict[int, list[int]] = {}
+    while heap:
+        neg_degree, r, node = heapq.heappop(heap)
+        if node in assigned:
+            continue
+        free = [m for m in neighbours[node] if m not in assigned]
+        if len(free) != -neg_degree:  # stale entry: push back with the current degree
+            if free:
+                heapq.heappush(heap, (-len(free), r, node))
+            continue
+        members = sorted([node, *free], key=rank.__getitem__)
+        assigned.update(members)
+        stars[node] = members
+    return stars

@@ -56,16 +56,21 @@ def url_hash(url: str | None) -> str:
     return hashlib.sha1((url or "").encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def prepare_page(page: PageInput, config: Config, rules: IgnoreRules) -> tuple[Prepared, str]:
-    """Prepare one page; returns the row and the normalized text kept for sketches."""
-    url = page.url if isinstance(page.url, str) else None
+def page_text(page: PageInput) -> str | None:
+    """The page's text: its text column, or the main text extracted from its HTML."""
     text = page.text if isinstance(page.text, str) else None
     if (text is None or not text.strip()) and page.html:
         html = page.html
         if isinstance(html, bytes):
             html = html.decode("utf-8", "replace")
         text = extract_text(html)
-    digest = digest_text(text)
+    return text
+
+
+def prepare_page(page: PageInput, config: Config, rules: IgnoreRules) -> tuple[Prepared, str]:
+    """Prepare one page; returns the row and the normalized text kept for sketches."""
+    url = page.url if isinstance(page.url, str) else None
+    digest = digest_text(page_text(page))
     canonical = canonicalize_url(url, discard_params=config.discard_params) if url else None
     ignored: str | None = None
     if digest.empty:

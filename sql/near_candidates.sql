@@ -1,0 +1,10 @@
+-- Candidate pairs: texts of different exact groups sharing at least one LSH band key.
+WITH nb AS (
+    SELECT b.band_key, b.id, n.component
+    FROM temp.run_bands AS b
+    JOIN temp.run_near_nodes AS n ON n.id = b.id
+)
+SELECT DISTINCT x.id, y.id
+FROM nb AS x
+JOIN nb AS y ON y.band_key = x.band_key AND y.id > x.id AND y.component <> x.component
+ORDER BY x.id, y.id;

@@ -1,0 +1,124 @@
+"""Tests for webdedup.near.levenshtein.window_pairs against a brute-force reference."""
+
+import gzip
+import json
+import os
+import random
+import unicodedata
+from pathlib import Path
+
+import Levenshtein
+import pytest
+
+from webdedup.near.levenshtein import window_pairs
+
+SHARED_DATA = Path(
+    os.environ.get("WEBDEDUP_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
+)
+TEXTS = SHARED_DATA / "texts.jsonl.gz"
+
+
+def _normalize(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _real_texts(n: int, max_chars: int = 3000) -> list[str]:
+    out = []
+    with gzip.open(TEXTS, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            out.append(_normalize(json.loads(line)["text"])[:max_chars])
+            if len(out) == n:
+                break
+    return out
+
+
+def _brute(texts, distance, threshold):
+    return [
+        (i, j, Levenshtein.ratio(texts[i], texts[j]))
+        for i in range(len(texts))
+        for j in range(i + 1, min(i + distance + 1, len(texts)))
+        if Levenshtein.ratio(texts[i], texts[j]) >= threshold
+    ]
+
+
+def _mutate(text: str, rng: random.Random, edits: int) -> str:
+    chars = list(text)
+    for _ in range(edits):
+        k = rng.randrange(len(chars) + 1)
+        op = rng.choice("ids")
+        if op == "i":
+            chars.insert(k, rng.choice("abcxyz "))
+        elif chars and k < len(chars):
+            if op == "d":
+                del chars[k]
+            else:
+                chars[k] = rng.choice("abcxyz ")
+    return "".join(chars)
+
+
+def _corpus(seed: int) -> list[str]:
+    """Real texts, some followed by edited copies, some truncated: many borderline pairs."""
+    rng = random.Random(seed)
+    base = _real_texts(30, max_chars=800)
+    texts = []
+    for text in base:
+        texts.append(text)
+        for _ in range(rng.randrange(3)):
+            texts.append(_mutate(text, rng, rng.choice([1, 10, 40, 120])))
+        if rng.random() < 0.3:
+            texts.append(text[: rng.randrange(1, len(text) + 1)])
+    texts += ["", "", "x"]
+    return texts
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("distance", [1, 3, 8])
+@pytest.mark.parametrize("threshold", [0.5, 0.8, 0.93, 1.0])
+def test_matches_brute_force(seed, distance, threshold):
+    texts = _corpus(seed)
+    expected = _brute(texts, distance, threshold)
+    got = list(window_pairs(texts, distance, threshold, block_size=7))
+    assert [(i, j) for i, j, _ in got] == [(i, j) for i, j, _ in expected]
+    for (_, _, s), (_, _, e) in zip(got, expected, strict=True):
+        assert s == pytest.approx(e, abs=1e-12)
+
+
+def test_workers_and_block_size_do_not_change_results():
+    texts = _corpus(3)
+    reference = list(window_pairs(texts, 5, 0.7))
+    assert reference  # the corpus has near duplicates
+    assert list(window_pairs(texts, 5, 0.7, workers=2, block_size=3)) == reference
+    assert list(window_pairs(texts, 5, 0.7, workers=-1, block_size=10_000)) == reference
+
+
+def test_max_chars_truncates_before_comparing():
+    a = "same prefix " * 10
+    texts = [a + "tail one" * 50, a + "other ending" * 50]
+    assert list(window_pairs(texts, 1, 0.95)) == []
+    assert list(window_pairs(texts, 1, 0.95, max_chars=len(a))) == [(0, 1, 1.0)]
+
+
+def test_small_inputs_and_exact_duplicates():
+    assert list(window_pairs([], 3, 0.9)) == []
+    assert list(window_pairs(["only"], 3, 0.9)) == []
+    assert list(window_pairs(["", ""], 1, 0.9)) == [(0, 1, 1.0)]
+    assert list(window_pairs(["abc", "abc", "abc"], 1, 1.0)) == [(0, 1, 1.0), (1, 2, 1.0)]
+
+
+def test_length_prefilter_boundary_kept():
+    # score exactly reaches the length bound: 2 * 3 / (3 + 5) = 0.75
+    assert list(window_pairs(["abc", "abcde"], 1, 0.75)) == [(0, 1, 0.75)]
+    assert list(window_pairs(["abc", "abcde"], 1, 0.76)) == []
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="distance"):
+        window_pairs(["a", "b"], 0, 0.9)
+    with pytest.raises(ValueError, match="threshold"):
+        window_pairs(["a", "b"], 1, 0)
+    with pytest.raises(ValueError, match="workers"):
+        window_pairs(["a", "b"], 1, 0.9, workers=0)
+    with pytest.raises(ValueError, match="max_chars"):
+        window_pairs(["a", "b"], 1, 0.9, max_chars=0)
+    with pytest.raises(ValueError, match="texts\\[1\\]"):
+        list(window_pairs(["a", None], 1, 0.9))

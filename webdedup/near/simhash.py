@@ -1,0 +1,173 @@
+"""64-bit SimHash compatible with ``trafilatura.deduplication.Simhash``, plus Hamming banding.
+
+:func:`simhash` re-implements trafilatura 2.3's algorithm (it does not import trafilatura):
+
+* tokens: whitespace-split words stripped of ASCII punctuation, kept if ``str.isalnum()``; if
+  none survive, the text with every Unicode punctuation character (category ``P*``) replaced by a
+  space is split and alphanumeric tokens kept;
+* sampling: the tokens longer than ``i`` characters for the first ``i`` in 4, 3, 2, 1 that leaves
+  at least 32 of them, else all tokens;
+* each token (every occurrence) votes +1/-1 per bit of ``blake2b(token, digest_size=8)`` read
+  big-endian; bit ``i`` is set when its vote total is >= 0 (so no tokens gives ``2**64 - 1``).
+
+>>> hamming(0b1011, 0b0001)
+2
+>>> similarity(0, 1)
+0.984375
+"""
+
+from __future__ import annotations
+
+import string
+import unicodedata
+from hashlib import blake2b
+
+import numpy as np
+
+__all__ = [
+    "HASH_BITS",
+    "band_keys",
+    "band_layout",
+    "hamming",
+    "max_distance_for",
+    "similarity",
+    "simhash",
+]
+
+HASH_BITS = 64
+_MASK64 = (1 << HASH_BITS) - 1
+_SAMPLE_LENGTH = 64  # trafilatura passes the hash length (64) as the sample length
+
+
+def _strip_unicode_punctuation(text: str) -> str:
+    return "".join(" " if unicodedata.category(c)[0] == "P" else c for c in text)
+
+
+def _tokens(text: str) -> list[str]:
+    punct = string.punctuation
+    tokens = [t for token in text.split() if (t := token.strip(punct)).isalnum()]
+    if not tokens:
+        tokens = [t for t in _strip_unicode_punctuation(text).split() if t.isalnum()]
+    for i in range(4, 0, -1):
+        sample = [t for t in tokens if len(t) > i]
+        if len(sample) >= _SAMPLE_LENGTH / 2:
+            return sample
+    return tokens
+
+
+def simhash(text: str) -> int:
+    """Return the 64-bit SimHash of ``text`` (unsigned, equal to trafilatura's ``Simhash.hash``).
+
+    >>> simhash("") == 2**64 - 1
+    True
+    >>> hamming(simhash("the cat sat on the mat"), simhash("the cat sat on a mat")) < 16
+    True
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a str (decode bytes first), got {type(text).__name__}")
+    tokens = _tokens(text)
+    if not tokens:
+        return _MASK64
+    digests = b"".join(blake2b(t.encode(), digest_size=8).digest() for t in tokens)
+    # Row k holds token k's 64 bits, most significant first.
+    bits = np.unpackbits(np.frombuffer(digests, dtype=np.uint8).reshape(len(tokens), 8), axis=1)
+    votes_for = bits.sum(axis=0, dtype=np.int64)
+    keep = 2 * votes_for >= len(tokens)  # (+1) * set + (-1) * unset >= 0
+    return int.from_bytes(np.packbits(keep).tobytes(), "big")
+
+
+def _check_hash(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ValueError(f"{name} must be an int SimHash, got {value!r}")
+    value = int(value)
+    if value < 0:
+        if value < -(1 << 63):
+            raise ValueError(f"{name} must fit 64 bits, got {value}")
+        value &= _MASK64  # accept the signed int64 form stored in SQLite
+    elif value > _MASK64:
+        raise ValueError(f"{name} must fit 64 bits, got {value}")
+    return value
+
+
+def hamming(a: int, b: int) -> int:
+    """Number of differing bits of two 64-bit hashes (signed int64 forms are accepted).
+
+    >>> hamming(-1, 2**64 - 1)
+    0
+    """
+    return (_check_hash("a", a) ^ _check_hash("b", b)).bit_count()
+
+
+def similarity(a: int, b: int) -> float:
+    """trafilatura's SimHash similarity: ``(64 - hamming(a, b)) / 64``.
+
+    >>> similarity(5, 5)
+    1.0
+    """
+    return (HASH_BITS - hamming(a, b)) / HASH_BITS
+
+
+def max_distance_for(threshold: float) -> int:
+    """Largest Hamming distance ``d`` with ``(64 - d) / 64 >= threshold``.
+
+    >>> max_distance_for(0.9), max_distance_for(0.75), max_distance_for(1.0)
+    (6, 16, 0)
+    """
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+        raise ValueError(f"threshold must be a float in (0, 1], e.g. 0.9; got {threshold!r}")
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], e.g. 0.9; got {threshold}")
+    d = int(HASH_BITS * (1.0 - threshold) + 1e-9)
+    while d > 0 and (HASH_BITS - d) / HASH_BITS < threshold:  # guard against float rounding
+        d -= 1
+    return min(d, HASH_BITS - 1)
+
+
+def band_layout(max_distance: int) -> list[tuple[int, int]]:
+    """Return the ``(shift, width)`` of each of the ``max_distance + 1`` bands over 64 bits.
+
+    The first ``64 % (max_distance + 1)`` bands are one bit wider.
+
+    >>> band_layout(2)
+    [(0, 22), (22, 21), (43, 21)]
+    """
+    if isinstance(max_distance, bool) or not isinstance(max_distance, int | np.integer):
+        raise ValueError(f"max_distance must be an int in [0, 63], got {max_distance!r}")
+    if not 0 <= max_distance < HASH_BITS:
+        raise ValueError(
+            f"max_distance must be in [0, 63] (use max_distance_for(threshold)), got {max_distance}"
+        )
+    n = int(max_distance) + 1
+    base, extra = divmod(HASH_BITS, n)
+    layout = []
+    shift = 0
+    for i in range(n):
+        width = base + (1 if i < extra else 0)
+        layout.append((shift, width))
+        shift += width
+    return layout
+
+
+def band_keys(h: int, max_distance: int) -> list[int]:
+    """Pigeonhole band keys: hashes within ``max_distance`` bits share at least one key.
+
+    The 64 bits are cut into ``max_distance + 1`` bands (:func:`band_layout`); ``d`` differing
+    bits can touch at most ``d`` bands, so one band is equal. Keys are signed int64 (SQLite
+    INTEGER): for ``max_distance == 0`` the hash itself; otherwise
+    ``(n_bands << 40) | (band_index << 32) | band_bits`` (bands are at most 32 bits wide then).
+    Keys are comparable only between hashes banded with the same ``max_distance``.
+
+    >>> band_keys(0xFF, 1)
+    [2199023255807, 2203318222848]
+    >>> set(band_keys(0b1, 3)) & set(band_keys(0b11, 3)) != set()
+    True
+    """
+    value = _check_hash("h", h)
+    layout = band_layout(max_distance)
+    if len(layout) == 1:
+        return [value - (1 << 64) if value >= 1 << 63 else value]
+    n = len(layout)
+    return [
+        (n << 40) | (i << 32) | ((value >> shift) & ((1 << width) - 1))
+        for i, (shift, width) in enumerate(layout)
+    ]

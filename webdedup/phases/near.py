@@ -1,0 +1,409 @@
+"""Phase 4, near-duplicates: sketches, candidates, verification, clustering.
+
+Sketches (MinHash signatures or SimHashes) and their LSH band keys are computed during
+phase 1, while the text is in hand (:class:`Sketcher`). After the elections, candidates are
+pairs of exact winners that share a band key (an SQL self-join on an index); each candidate is
+**verified** before it becomes an edge: the true Jaccard similarity of the shingle sets for
+``minhash``, the SimHash similarity for ``simhash``. The ``levenshtein`` method compares each
+exact winner with the next ``distance`` ones in canonical-URL order instead. Edges are
+clustered into stars around the best page by election order (:func:`star_clusters`), so a
+chain A~B~C never joins unrelated A and C through B.
+
+Pages with fewer than ``min_words`` words are never sketched nor compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from rapidfuzz import fuzz
+
+from ..config import Config
+from ..election import order_by_sql
+from ..near import minhash as mh
+from ..near import simhash as sh
+from ..near.cluster import degree_stars
+from ..near.levenshtein import window_pairs
+from ..near.shingles import jaccard, shingle_hashes
+from ..store import run_script, sql
+from ..text import digest_text
+from .prepare import iter_pages, page_text, select_pages_sql
+
+SKETCH_BATCH = 512
+VERIFY_BATCH = 20_000
+LEVENSHTEIN_BLOCK = 2_000
+#: Characters of normalized text the levenshtein method compares (bounds its quadratic cost).
+LEVENSHTEIN_MAX_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class NearSpec:
+    """The parameters of phase 4, derived from a :class:`Config` (pure)."""
+
+    method: str
+    threshold: float
+    similarity: str
+    min_words: int
+    shingle_size: int
+    num_perm: int
+    seed: int
+    distance: int
+    bands: int
+    rows: int
+    max_distance: int
+
+    @classmethod
+    def from_config(cls, config: Config) -> NearSpec:
+        bands, rows = mh.optimal_lsh_params(float(config.lsh_threshold), int(config.num_perm))
+        return cls(
+            method=config.method,
+            threshold=float(config.threshold),
+            similarity=config.similarity,
+            min_words=int(config.min_words),
+            shingle_size=int(config.shingle_size),
+            num_perm=int(config.num_perm),
+            seed=int(config.seed),
+            distance=int(config.distance),
+            bands=bands,
+            rows=rows,
+            max_distance=sh.max_distance_for(float(config.threshold)),
+        )
+
+    @property
+    def scheme(self) -> str:
+        if self.method == "minhash":
+            return f"minhash-v1:k={self.shingle_size}:perm={self.num_perm}:seed={self.seed}"
+        return "simhash-v1:trafilatura"
+
+    def hasher(self) -> mh.MinHasher:
+        return mh.MinHasher(num_perm=self.num_perm, seed=self.seed)
+
+
+# -- pure parts, shared by run_on_db and run_on_list -----------------------------------------
+def sketch_texts(
+    spec: NearSpec, texts: Sequence[str], hasher: mh.MinHasher | None = None
+) -> list[tuple[bytes, list[int]]]:
+    """``(sketch blob, LSH band keys)`` for each normalized text (minhash or simhash)."""
+    if spec.method == "minhash":
+        hasher = hasher or spec.hasher()
+        sigs = hasher.signatures([shingle_hashes(t, spec.shingle_size) for t in texts])
+        keys = mh.band_keys_batch(sigs, spec.bands, spec.rows)
+        return [
+            (hasher.serialize(sig), [int(k) for k in row])
+            for sig, row in zip(sigs, keys, strict=True)
+        ]
+    if spec.method == "simhash":
+        out = []
+        for t in texts:
+            h = sh.simhash(t)
+            out.append((h.to_bytes(8, "little"), sh.band_keys(h, spec.max_distance)))
+        return out
+    raise ValueError(f"method {spec.method!r} has no sketches")
+
+
+def verify_pair(spec: NearSpec, a: Any, b: Any) -> float | None:
+    """The verified similarity of a candidate pair, or None when below the threshold.
+
+    ``a`` and ``b`` are shingle-hash arrays (minhash) or SimHash ints (simhash).
+    """
+    if spec.method == "minhash":
+        score = overlap(a, b) if spec.similarity == "overlap" else jaccard(a, b)
+    else:
+        score = sh.similarity(a, b)
+    return score if score >= spec.threshold else None
+
+
+def overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Overlap coefficient of two unique shingle-hash arrays: shared / the smaller's size.
+
+    It stays high when one page is the other plus a header, a footer or comments, or its first
+    80%: the duplicates that Jaccard misses (measured: README, "Quality").
+
+    >>> overlap(np.array([1, 2, 3], dtype=np.uint64), np.array([2, 3, 4, 5], dtype=np.uint64))
+    0.6666666666666666
+    """
+    if a.size == 0 or b.size == 0:
+        return 0.0
+    shared = np.intersect1d(a, b, assume_unique=True).size
+    return shared / min(a.size, b.size)
+
+
+def candidates_from_keys(keys: dict[int, list[int]]) -> set[tuple[int, int]]:
+    """Pairs of ids sharing any band key (the in-memory twin of ``near_candidates.sql``)."""
+    buckets: dict[int, list[int]] = {}
+    for pid, ks in keys.items():
+        for k in ks:
+            buckets.setdefault(k, []).append(pid)
+    pairs: set[tuple[int, int]] = set()
+    for members in buckets.values():
+        if len(members) > 1:
+            members = sorted(members)
+            for i, a in enumerate(members):
+                for b in members[i + 1 :]:
+                    pairs.add((a, b))
+    return pairs
+
+
+def levenshtein_edges(
+    spec: NearSpec, ids: Sequence[int], texts: Sequence[str], workers: int
+) -> Iterator[tuple[int, int, float]]:
+    """Edges of the sorted-URL window (``ids``/``texts`` already in canonical-URL order)."""
+    for i, j, score in window_pairs(
+        texts, spec.distance, spec.threshold, workers=workers, max_chars=LEVENSHTEIN_MAX_CHARS
+    ):
+        a, b = ids[i], ids[j]
+        yield (a, b, score) if a < b else (b, a, score)
+
+
+def workers_for(config: Config) -> int:
+    return -1 if config.workers <= 0 else config.workers
+
+
+# -- the database side -------------------------------------------------------------------------
+class Sketcher:
+    """Receives each kept page's normalized text during phase 1 and stores its sketch."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self.spec = NearSpec.from_config(ctx.config)
+        self.hasher = self.spec.hasher() if self.spec.method == "minhash" else None
+        self.ids: list[int] = []
+        self.texts: list[str] = []
+
+    def add(self, row: Any, text: str) -> None:
+        if row.word_count < self.spec.min_words:
+            return
+        self.ids.append(row.id)
+        self.texts.append(text)
+        if len(self.ids) >= SKETCH_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.ids:
+            return
+        sketches = sketch_texts(self.spec, self.texts, self.hasher)
+        scheme = self.spec.scheme
+        conn = self.ctx.conn
+        conn.executemany(
+            "INSERT INTO temp.run_sketches (id, scheme, sketch) VALUES (?, ?, ?)",
+            [(pid, scheme, blob) for pid, (blob, _) in zip(self.ids, sketches, strict=True)],
+        )
+        conn.executemany(
+            "INSERT INTO temp.run_bands (band_key, id) VALUES (?, ?)",
+            [(k, pid) for pid, (_, keys) in zip(self.ids, sketches, strict=True) for k in keys],
+        )
+        self.ids.clear()
+        self.texts.clear()
+
+
+def fetch_texts(ctx: Any, ids: Iterable[int]) -> dict[int, str]:
+    """Normalized (sketch-capped) texts of the given page ids, read from the snapshot."""
+    ids = list(ids)
+    out: dict[int, str] = {}
+    base = select_pages_sql(ctx.table, ctx.present)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        cur = ctx.conn.execute(
+            f"{base} WHERE rowid IN ({', '.join('?' * len(chunk))})", chunk
+        )
+        for page in iter_pages(cur):
+            out[page.id] = digest_text(page_text(page)).sketch
+    return out
+
+
+def run(ctx: Any) -> dict[str, int]:
+    """Phase 4 over the distinct texts of the exact groups; fills ``run_edges``/``run_near``."""
+    conn, config = ctx.conn, ctx.config
+    spec = NearSpec.from_config(config)
+    run_script(conn, "near_nodes", {"min_words": spec.min_words})
+    component = dict(conn.execute("SELECT id, component FROM temp.run_near_nodes"))
+    if spec.method == "levenshtein":
+        edges = [e for e in _levenshtein_run(ctx, spec) if component[e[0]] != component[e[1]]]
+        candidates = len(edges)
+    else:
+        candidates, edges = _banded_run(ctx, spec)
+    conn.executemany(
+        "INSERT OR REPLACE INTO temp.run_edges (a, b, score, method) VALUES (?, ?, ?, ?)",
+        [(a, b, s, spec.method) for a, b, s in edges],
+    )
+    group_edges = component_edges(edges, component)
+    linked = {x for pair in group_edges for x in pair}
+    order = [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM temp.run_prepared WHERE id IN "
+            f"({', '.join(map(str, sorted(linked))) or 'NULL'}) "
+            f"ORDER BY {order_by_sql(config.election)}"
+        )
+    ]
+
+    def score_of(a: int, b: int) -> float:
+        texts = fetch_texts(ctx, (a, b))
+        return text_similarity(spec, texts[a], texts[b])
+
+    assigned = group_near(order, group_edges, score_of)
+    conn.executemany(
+        "INSERT INTO temp.run_near (id, center, score) VALUES (?, ?, ?)",
+        [(pid, c, s) for pid, (c, s) in assigned.items()],
+    )
+    return {"candidates": candidates, "edges": len(edges)}
+
+
+def component_edges(
+    edges: Iterable[tuple[int, int, float]], component: dict[int, int]
+) -> dict[tuple[int, int], float]:
+    """Lift page edges to edges between exact groups (keyed by their winners), best score."""
+    out: dict[tuple[int, int], float] = {}
+    for a, b, score in edges:
+        ca, cb = component[a], component[b]
+        if ca == cb:
+            continue
+        key = (ca, cb) if ca < cb else (cb, ca)
+        if score > out.get(key, -1.0):
+            out[key] = score
+    return out
+
+
+def group_near(
+    order: Sequence[int],
+    group_edges: dict[tuple[int, int], float],
+    score_of: Callable[[int, int], float],
+) -> dict[int, tuple[int, float]]:
+    """``{exact winner: (canonical, score)}`` for every group that joins a near group (pure).
+
+    Stars around the best-connected groups (:func:`degree_stars`, no chaining); the canonical
+    of a star is its best member by election order (``order``); a member's score is its
+    similarity to the canonical: the edge's when there is one, else ``score_of``.
+    """
+    stars = degree_stars(order, [(a, b, s) for (a, b), s in group_edges.items()])
+    out: dict[int, tuple[int, float]] = {}
+    for members in stars.values():
+        canonical = members[0]
+        for m in members[1:]:
+            key = (m, canonical) if m < canonical else (canonical, m)
+            score = group_edges.get(key)
+            out[m] = (canonical, round(score if score is not None else score_of(m, canonical), 6))
+    return out
+
+
+def text_similarity(spec: NearSpec, a: str, b: str) -> float:
+    """The method's similarity of two normalized texts (for scores against the canonical)."""
+    if spec.method == "minhash":
+        ha, hb = shingle_hashes(a, spec.shingle_size), shingle_hashes(b, spec.shingle_size)
+        return overlap(ha, hb) if spec.similarity == "overlap" else jaccard(ha, hb)
+    if spec.method == "simhash":
+        return sh.similarity(sh.simhash(a), sh.simhash(b))
+    return fuzz.ratio(a[:LEVENSHTEIN_MAX_CHARS], b[:LEVENSHTEIN_MAX_CHARS]) / 100.0
+
+
+def _banded_run(ctx: Any, spec: NearSpec) -> tuple[int, list[tuple[int, int, float]]]:
+    conn = ctx.conn
+    conn.execute("CREATE INDEX IF NOT EXISTS temp.run_bands_key ON run_bands(band_key)")
+    pairs = conn.execute(sql("near_candidates")).fetchall()
+    bar = ctx.bar("verify", total=len(pairs), unit="pair")
+    edges: list[tuple[int, int, float]] = []
+    for start in range(0, len(pairs), VERIFY_BATCH):
+        chunk = pairs[start : start + VERIFY_BATCH]
+        needed = {x for pair in chunk for x in pair}
+        if spec.method == "minhash":
+            texts = fetch_texts(ctx, needed)
+            feats: dict[int, Any] = {
+                pid: shingle_hashes(t, spec.shingle_size) for pid, t in texts.items()
+            }
+        else:
+            feats = _stored_simhashes(ctx, needed)
+        for a, b in chunk:
+            score = verify_pair(spec, feats[a], feats[b])
+            if score is not None:
+                edges.append((a, b, round(float(score), 6)))
+        bar.update(len(chunk))
+    bar.close()
+    return len(pairs), edges
+
+
+def _stored_simhashes(ctx: Any, ids: Iterable[int]) -> dict[int, int]:
+    ids = list(ids)
+    out: dict[int, int] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        for pid, blob in ctx.conn.execute(
+            f"SELECT id, sketch FROM temp.run_sketches WHERE id IN ({', '.join('?' * len(chunk))})",
+            chunk,
+        ):
+            out[pid] = int.from_bytes(blob, "little")
+    return out
+
+
+def _levenshtein_run(ctx: Any, spec: NearSpec) -> Iterator[tuple[int, int, float]]:
+    """Stream the nodes in canonical-URL order; compare within a sliding window."""
+    conn = ctx.conn
+    ordered = [r[0] for r in conn.execute(sql("near_url_order"))]
+    bar = ctx.bar("compare", total=len(ordered), unit="page")
+    carry_ids: list[int] = []
+    carry_texts: list[str] = []
+    workers = workers_for(ctx.config)
+    for start in range(0, len(ordered), LEVENSHTEIN_BLOCK):
+        block = ordered[start : start + LEVENSHTEIN_BLOCK]
+        texts = fetch_texts(ctx, block)
+        ids = carry_ids + block
+        window_texts = carry_texts + [texts[i] for i in block]
+        n_carry = len(carry_ids)
+        for i, j, score in window_pairs(
+            window_texts, spec.distance, spec.threshold, workers=workers,
+            max_chars=LEVENSHTEIN_MAX_CHARS,
+        ):
+            if j >= n_carry:  # pairs inside the carried-over part came with the previous block
+                a, b = sorted((ids[i], ids[j]))
+                yield a, b, round(float(score), 6)
+        carry_ids = ids[-spec.distance :]
+        carry_texts = window_texts[-spec.distance :]
+        bar.update(len(block))
+    bar.close()
+
+
+def near_in_memory(
+    spec: NearSpec,
+    nodes: Sequence[tuple[int, int, str, str]],
+    order: Sequence[int],
+    texts: dict[int, str],
+) -> tuple[list[tuple[int, int, float]], dict[int, tuple[int, float]]]:
+    """The twin of :func:`run` for ``run_on_list``.
+
+    ``nodes`` are ``(page id, exact group winner, url_key, normalized text)``; ``order`` lists
+    the exact winners in election order; ``texts`` maps page ids to normalized texts.
+    """
+    component = {n[0]: n[1] for n in nodes}
+    if spec.method == "levenshtein":
+        ordered = sorted(nodes, key=lambda n: (n[2], n[0]))
+        edges = [
+            e
+            for e in levenshtein_edges(spec, [n[0] for n in ordered], [n[3] for n in ordered], 1)
+            if component[e[0]] != component[e[1]]
+        ]
+    else:
+        sketches = sketch_texts(spec, [n[3] for n in nodes])
+        keys = {n[0]: s[1] for n, s in zip(nodes, sketches, strict=True)}
+        if spec.method == "minhash":
+            feats: dict[int, Any] = {n[0]: shingle_hashes(n[3], spec.shingle_size) for n in nodes}
+        else:
+            feats = {
+                n[0]: int.from_bytes(s[0], "little") for n, s in zip(nodes, sketches, strict=True)
+            }
+        edges = []
+        for a, b in sorted(candidates_from_keys(keys)):
+            if component[a] == component[b]:
+                continue
+            score = verify_pair(spec, feats[a], feats[b])
+            if score is not None:
+                edges.append((a, b, round(float(score), 6)))
+    group_edges = component_edges(edges, component)
+    linked = {x for pair in group_edges for x in pair}
+    assigned = group_near(
+        [w for w in order if w in linked],
+        group_edges,
+        lambda a, b: text_similarity(spec, texts[a], texts[b]),
+    )
+    return edges, assigned
