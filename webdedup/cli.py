@@ -210,6 +210,95 @@ def db_command(
             click.echo(f"pruned {result.pruned:,} non-canonical pages into _webdedup_pruned")
 
 
+@cli.command("ingest")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option(
+    "--column",
+    "columns",
+    multiple=True,
+    metavar="NAME=COLUMN",
+    help="Write a page field into your table's column of another name, e.g. url=link or "
+    "content=body (names: url, content, html, title, datetime, crawled). Repeatable.",
+)
+@click.option("--table", default=None, help="Name of the table of pages [default: pages].")
+@click.option(
+    "--field",
+    "fields",
+    multiple=True,
+    metavar="NAME=KEY",
+    help="JSONL key of a page field, e.g. url=link or html=raw_html (names: url, html, text, "
+    "title, datetime, crawled). Repeatable.",
+)
+@click.option("--keep-html", is_flag=True, help="Also store the raw HTML (html column).")
+@click.option("--strict", is_flag=True, help="Stop at the first bad record or file.")
+@click.option(
+    "--workers", type=int, default=0, help="Extraction processes [default: 0 = all cores]."
+)
+@click.option(
+    "--busy-timeout", type=float, default=5.0, help="Seconds to wait for a lock [default: 5]."
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
+def ingest_command(
+    path: str,
+    inputs: tuple[str, ...],
+    columns: tuple[str, ...],
+    table: str | None,
+    fields: tuple[str, ...],
+    keep_html: bool,
+    strict: bool,
+    workers: int,
+    busy_timeout: float,
+    quiet: bool,
+) -> None:
+    """Add the pages of WARC/ARC files, JSONL files or HTML folders INPUTS to database PATH.
+
+    Creates the pages table (or appends to it) with url, title, content (the text extracted
+    by trafilatura), datetime, crawled, content_type, status, warc_record_id, source_file and
+    extraction ('empty' when no text was found). Only 2xx HTML responses become pages;
+    revisit records become pages with the text of the response they refer to; redirects,
+    errors and other records are counted. Ingesting a file again adds nothing. A bad record
+    or file gives a warning and exit code 7, and the good records still go in.
+
+    \b
+    Example:
+        webdedup ingest crawl.sqlite crawl-*.warc.gz
+        webdedup ingest crawl.sqlite pages.jsonl.gz --field url=link --field html=raw
+        webdedup ingest crawl.sqlite saved-pages/ --column content=body --workers 4
+    """
+    from .errors import IngestProblems
+    from .ingest import ingest
+
+    def warn(problem: object) -> None:
+        from tqdm import tqdm  # writes above the progress bar instead of through it
+
+        tqdm.write(f"warning: {problem}", file=sys.stderr)
+
+    with errors_to_exit_codes():
+        mapping = _parse_columns(columns)
+        if table:
+            mapping["table"] = table
+        report = ingest(
+            path,
+            inputs,
+            columns=Columns.from_mapping(mapping),
+            keep_html=keep_html,
+            strict=strict,
+            workers=workers,
+            progress=not quiet,
+            busy_timeout=busy_timeout,
+            jsonl_fields=_parse_columns(fields),
+            on_problem=warn,
+        )
+        if not quiet:
+            click.echo(report.summary())
+        if report.problems:
+            raise IngestProblems(
+                f"{len(report.problems):,} bad records or files (warned above); "
+                "the readable records went in"
+            )
+
+
 @cli.command("restore")
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--table", default=None, help="Name of the crawler's table [default: pages].")

@@ -1,0 +1,1 @@
+INSERT INTO {table} ({columns}) VALUES ({values});

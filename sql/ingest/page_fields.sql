@@ -1,0 +1,1 @@
+SELECT {fields} FROM {table} WHERE rowid = ?;

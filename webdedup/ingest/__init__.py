@@ -1,0 +1,279 @@
+"""``webdedup ingest``: WARC/ARC files, JSON Lines or folders of HTML pages -> ``pages``.
+
+Only successful (2xx) HTML responses become pages; revisit records become pages carrying the
+text of the response they refer to; redirects, errors and other records are counted. Text and
+title are extracted with trafilatura in a process pool; a page with no extracted text is kept
+with ``extraction = 'empty'``. Each input file goes in as one transaction, and a file (or
+record) ingested before adds nothing. A bad record or file is reported as a
+:class:`~webdedup.ingest.model.Problem` naming the file and offset; the good records still go
+in, unless ``strict`` is set, which stops at the first problem with
+:class:`~webdedup.errors.IngestProblems`.
+
+Example::
+
+    >>> from webdedup.ingest import ingest
+    >>> report = ingest("crawl.sqlite", ["crawl-1.warc.gz"], workers=2)  # doctest: +SKIP
+    >>> print(report.summary())  # doctest: +SKIP
+    94 pages added (0 from revisit records, 2 with no extracted text) from 1 files ...
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import sys
+import time
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ..config import Columns
+from ..errors import IngestProblems, InputError
+from ..store import connect
+from .extraction import Extractor
+from .model import Event, IngestReport, Problem, RawPage, Skipped
+from .revisits import RevisitIndex, copy_original
+from .sources import html_files, is_html_name, open_maybe_gzip, read_html_folder, read_jsonl
+from .warc import read_archive
+from .writer import PageWriter
+
+__all__ = ["IngestReport", "IngestWarning", "Problem", "ingest"]
+
+BATCH = 128  # pages extracted between two reads of the input
+
+
+class IngestWarning(UserWarning):
+    """A bad record or file met by :func:`ingest` (when no ``on_problem`` is given)."""
+
+
+def file_sha256(path: str | Path) -> str:
+    """The sha256 hex digest of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def input_kind(path: Path) -> str | None:
+    """``warc``, ``jsonl``, ``html`` or ``folder`` by name, else by sniffing; None if unknown."""
+    name = path.name.lower()
+    if path.is_dir():
+        return "folder"
+    for suffix, kind in ((".warc", "warc"), (".arc", "warc"), (".jsonl", "jsonl"),
+                         (".ndjson", "jsonl")):
+        if name.endswith((suffix, suffix + ".gz")):
+            return kind
+    if is_html_name(name):
+        return "html"
+    try:
+        with open_maybe_gzip(path) as fh:
+            head = fh.read(64).lstrip()
+    except (OSError, EOFError):
+        return None
+    if head.startswith((b"WARC/", b"filedesc://")):
+        return "warc"
+    if head.startswith(b"{"):
+        return "jsonl"
+    if head.lower().startswith((b"<!doctype html", b"<html")):
+        return "html"
+    return None
+
+
+def expand_inputs(inputs: Iterable[str | Path]) -> list[tuple[str, Path]]:
+    """``(kind, path)`` per input; a folder of WARC/JSONL files expands to them."""
+    out: list[tuple[str, Path]] = []
+    for raw in inputs:
+        path = Path(raw)
+        if not path.exists():
+            raise InputError(f"{path}: no such file or folder")
+        kind = input_kind(path)
+        if kind == "folder":
+            if html_files(path):
+                out.append(("folder", path))
+            else:
+                for child in sorted(p for p in path.iterdir() if p.is_file()):
+                    child_kind = input_kind(child)
+                    if child_kind in ("warc", "jsonl"):
+                        out.append((child_kind, child))
+            continue
+        out.append((kind or "unknown", path))
+    return out
+
+
+class _Run:
+    """The state of one ``ingest`` call."""
+
+    def __init__(
+        self,
+        writer: PageWriter,
+        extractor: Extractor,
+        report: IngestReport,
+        bar: tqdm,
+        strict: bool,
+        on_problem: Callable[[Problem], None],
+    ) -> None:
+        self.writer = writer
+        self.extractor = extractor
+        self.report = report
+        self.bar = bar
+        self.strict = strict
+        self.on_problem = on_problem
+
+    def problem(self, problem: Problem) -> None:
+        self.report.problems.append(problem)
+        if self.strict:
+            raise IngestProblems(f"{problem} (stopped by --strict; nothing of this file went in)")
+        self.on_problem(problem)
+
+    def _extract(self, batch: list[RawPage]) -> None:
+        jobs = [(p.html or b"", p.url, p.want_page_date) for p in batch]
+        for page, (text, title, date) in zip(batch, self.extractor.map(jobs), strict=True):
+            page.text = text
+            page.title = page.title or title
+            if page.want_page_date and date:
+                page.datetime = date
+            page.extraction = "ok" if text.strip() else "empty"
+            if not self.writer.keep_html:
+                page.html = None
+            self.bar.update(1)
+
+    def file(self, kind: str, path: Path, events: Iterator[Event], sha256: str | None) -> None:
+        """Read, extract, resolve and write one input (one transaction)."""
+        pages: list[RawPage] = []
+        revisits: list[RawPage] = []
+        batch: list[RawPage] = []
+        seen: set[str] = set()
+        skipped: Counter[str] = Counter()
+        problems = 0
+        for event in events:
+            if isinstance(event, Problem):
+                problems += 1
+                self.problem(event)
+            elif isinstance(event, Skipped):
+                skipped[event.kind] += 1
+            elif event.record_key in seen or self.writer.has_record(event.record_key):
+                skipped["already_ingested"] += 1
+            else:
+                seen.add(event.record_key)
+                if event.kind == "revisit":
+                    revisits.append(event)
+                    continue
+                pages.append(event)
+                if event.text is None:
+                    batch.append(event)
+                    if len(batch) >= BATCH:
+                        self._extract(batch)
+                        batch = []
+                else:
+                    if not self.writer.keep_html:
+                        event.html = None
+                    self.bar.update(1)
+        self._extract(batch)
+        index = RevisitIndex()
+        for page in pages:
+            index.add(page)
+        resolved = 0
+        for rev in revisits:
+            original = index.find(rev) or self.writer.find_original(rev)
+            if original is None:
+                skipped["revisit_unresolved"] += 1
+                continue
+            copy_original(rev, original)
+            pages.append(rev)
+            resolved += 1
+            self.bar.update(1)
+        written = self.writer.write(
+            pages,
+            sha256=sha256,
+            path=str(path),
+            kind=kind,
+            skipped=sum(skipped.values()),
+            problems=problems,
+        )
+        self.report.pages += written
+        self.report.revisits += resolved
+        self.report.empty_extractions += sum(p.extraction == "empty" for p in pages)
+        self.report.skipped.update(skipped)
+
+
+def ingest(
+    db: str | Path | sqlite3.Connection,
+    inputs: Iterable[str | Path],
+    *,
+    columns: Columns = Columns(),  # noqa: B008 - frozen dataclass, safe as a default
+    keep_html: bool = False,
+    strict: bool = False,
+    workers: int = 0,
+    progress: bool = False,
+    busy_timeout: float = 5.0,
+    jsonl_fields: Mapping[str, str] | None = None,
+    on_problem: Callable[[Problem], None] | None = None,
+) -> IngestReport:
+    """Add the pages of WARC/ARC files, JSONL files and HTML folders to ``db``'s pages table.
+
+    ``db`` is created when missing. ``columns`` maps the page fields to an existing table's
+    names; ``keep_html`` also stores the raw HTML; ``workers`` extraction processes (0 = all
+    cores); ``jsonl_fields`` renames JSONL fields (``{"url": "link", "html": "raw"}``).
+    Each bad record or file is passed to ``on_problem`` (default: an :class:`IngestWarning`)
+    and listed in ``report.problems``; with ``strict`` the first one raises
+    :class:`~webdedup.errors.IngestProblems` instead (files before it stay ingested).
+
+    Example::
+
+        >>> r = ingest(":memory:", ["/work/shared/data/warc/iana-dupes.warc.gz"], workers=1)
+        >>> (r.pages, r.revisits, r.skipped["redirect"])
+        (2, 1, 1)
+    """
+    t0 = time.perf_counter()
+    files = expand_inputs(inputs)
+    if on_problem is None:
+        def on_problem(problem: Problem) -> None:
+            warnings.warn(str(problem), IngestWarning, stacklevel=4)
+
+    own = not isinstance(db, sqlite3.Connection)
+    conn = connect(db, must_exist=False, busy_timeout=busy_timeout)
+    report = IngestReport()
+    try:
+        writer = PageWriter(conn, columns, keep_html)
+        writer.prepare()
+        bar = tqdm(desc="ingest", unit="page", disable=not progress, leave=True,
+                   dynamic_ncols=True, file=sys.stderr)
+        with Extractor(workers) as extractor, bar:
+            run = _Run(writer, extractor, report, bar, strict, on_problem)
+            for kind, path in files:
+                _one_input(run, kind, path, jsonl_fields)
+    finally:
+        if own:
+            conn.close()
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _one_input(
+    run: _Run, kind: str, path: Path, jsonl_fields: Mapping[str, str] | None
+) -> None:
+    label = str(path)
+    if kind == "folder":
+        files = html_files(path)
+        hashes = {str(p): file_sha256(p) for p in files}
+        run.report.files += len(files)
+        run.file(kind, path, read_html_folder(label, hashes), None)
+        return
+    sha = file_sha256(path)
+    if run.writer.file_done(sha):
+        run.report.files_already_ingested += 1
+        return
+    run.report.files += 1
+    if kind == "warc":
+        events: Iterator[Event] = read_archive(label, sha)
+    elif kind == "jsonl":
+        events = read_jsonl(label, sha, fields=jsonl_fields)
+    elif kind == "html":
+        events = read_html_folder(str(path.parent), {label: sha})
+    else:
+        events = iter([Problem(label, 0, "not a WARC, ARC, JSONL or HTML file")])
+    run.file(kind, path, events, sha)

@@ -1,0 +1,196 @@
+"""Write ingested pages into the crawler's ``pages`` table, one file per transaction.
+
+:class:`PageWriter` creates ``pages`` (``id INTEGER PRIMARY KEY`` and the ingest columns) or
+appends to an existing one through the :class:`~webdedup.config.Columns` mapping, writing only
+the mapped columns the table has and adding its own extra columns (``content_type``,
+``status``, ``warc_record_id``, ``source_file``, ``extraction``; ``html`` with ``keep_html``)
+when missing. The state tables ``_webdedup_ingested`` and ``_webdedup_ingest_files`` make a
+second ingest of the same file add nothing.
+
+Example::
+
+    >>> from webdedup.store import connect
+    >>> conn = connect(":memory:", must_exist=False)
+    >>> w = PageWriter(conn, Columns())
+    >>> w.prepare()
+    >>> w.write([RawPage("http://x.org/", "k1", "a.warc", text="Hi", extraction="given")],
+    ...         sha256="ab", path="a.warc", kind="warc", skipped=0, problems=0)
+    1
+    >>> w.has_record("k1")
+    True
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from ..config import Columns
+from ..errors import MissingColumn
+from ..store import quote, run_script, sql, table_columns, table_exists, transaction
+from .model import RawPage
+
+# The extra columns ingest owns (fixed names) and their types.
+EXTRA_COLUMNS = {
+    "content_type": "TEXT",
+    "status": "INTEGER",
+    "warc_record_id": "TEXT",
+    "source_file": "TEXT",
+    "extraction": "TEXT",
+}
+# Logical page fields written through the Columns mapping, when the table has them.
+MAPPED_FIELDS = ("url", "title", "content", "datetime", "crawled")
+
+
+class PageWriter:
+    """Creates or adapts the pages table, and writes one file's pages in one transaction."""
+
+    def __init__(self, conn: sqlite3.Connection, columns: Columns, keep_html: bool = False):
+        self.conn = conn
+        self.columns = columns
+        self.keep_html = keep_html
+        self.table = columns.table
+        self.targets: dict[str, str] = {}  # logical field -> real column
+
+    def prepare(self) -> None:
+        """Create the state tables and ``pages`` (or add the missing extra columns)."""
+        c = self.columns
+        with transaction(self.conn):
+            run_script(self.conn, "ingest/state")
+            if not table_exists(self.conn, self.table):
+                run_script(
+                    self.conn,
+                    "ingest/create_pages",
+                    table=quote(self.table),
+                    url=quote(c.url),
+                    title=quote(c.title),
+                    content=quote(c.content),
+                    datetime=quote(c.datetime),
+                    crawled=quote(c.crawled),
+                )
+            have = table_columns(self.conn, self.table)
+            wanted = dict(EXTRA_COLUMNS)
+            if self.keep_html:
+                wanted[c.html] = "TEXT"
+            for name, sqltype in wanted.items():
+                if name not in have:
+                    run_script(
+                        self.conn,
+                        "ingest/add_column",
+                        table=quote(self.table),
+                        column=quote(name),
+                        type=sqltype,
+                    )
+            have = table_columns(self.conn, self.table)
+        for field in ("url", "content"):
+            if getattr(c, field) not in have:
+                raise MissingColumn(
+                    f"table {self.table!r} has no {field} column {getattr(c, field)!r}; columns "
+                    f"found: {', '.join(have)}. Map it with --column {field}=NAME"
+                )
+        targets = {f: getattr(c, f) for f in MAPPED_FIELDS if getattr(c, f) in have}
+        if "datetime" not in targets and c.date in have:
+            targets["datetime"] = c.date
+        targets.update({name: name for name in EXTRA_COLUMNS})
+        if self.keep_html:
+            targets["html"] = c.html
+        self.targets = targets
+
+    # -- idempotency ----------------------------------------------------------------------
+    def file_done(self, sha256: str) -> bool:
+        """True when a file with this content was read to its end before."""
+        row = self.conn.execute(
+            "SELECT 1 FROM _webdedup_ingest_files WHERE sha256 = ?", (sha256,)
+        ).fetchone()
+        return row is not None
+
+    def has_record(self, key: str) -> bool:
+        row = self.conn.execute(
+            "SELECT 1 FROM _webdedup_ingested WHERE record_key = ?", (key,)
+        ).fetchone()
+        return row is not None
+
+    # -- revisits -------------------------------------------------------------------------
+    def find_original(self, page: RawPage) -> dict[str, Any] | None:
+        """The stored fields of the page a revisit refers to (from an earlier file), or None."""
+        row = self.conn.execute(
+            sql("ingest/find_original", table=quote(self.table)),
+            (page.refers_to, page.refers_to_uri or page.url, page.refers_to_date,
+             page.payload_digest, page.url),
+        ).fetchone()
+        if row is None:
+            return None
+        fields = [f for f in ("title", "content", "extraction", "content_type", "html")
+                  if f in self.targets]
+        got = self.conn.execute(
+            sql(
+                "ingest/page_fields",
+                table=quote(self.table),
+                fields=", ".join(quote(self.targets[f]) for f in fields),
+            ),
+            (row[0],),
+        ).fetchone()
+        return dict(zip(fields, got, strict=True)) if got else None
+
+    # -- writing --------------------------------------------------------------------------
+    def _values(self, page: RawPage) -> list[Any]:
+        html = page.html
+        if isinstance(html, bytes):
+            html = html.decode("utf-8", "replace")
+        value = {
+            "url": page.url,
+            "title": page.title,
+            "content": page.text or "",
+            "datetime": page.datetime,
+            "crawled": page.crawled,
+            "content_type": page.content_type,
+            "status": page.status,
+            "warc_record_id": page.warc_record_id,
+            "source_file": page.source_file,
+            "extraction": page.extraction,
+            "html": html,
+        }
+        return [value[f] for f in self.targets]
+
+    def write(
+        self,
+        pages: Sequence[RawPage],
+        *,
+        sha256: str | None,
+        path: str,
+        kind: str,
+        skipped: int,
+        problems: int,
+    ) -> int:
+        """Insert ``pages`` and record them (and the file) in one transaction; return the count.
+
+        A record already ingested (by a concurrent run, say) is left out.
+        """
+        insert = sql(
+            "ingest/insert_page",
+            table=quote(self.table),
+            columns=", ".join(quote(c) for c in self.targets.values()),
+            values=", ".join("?" for _ in self.targets),
+        )
+        record = sql("ingest/record_page")
+        written = 0
+        with transaction(self.conn):
+            for page in pages:
+                if self.has_record(page.record_key):
+                    continue
+                cur = self.conn.execute(insert, self._values(page))
+                self.conn.execute(
+                    record,
+                    (page.record_key, sha256, page.source_file, page.offset, cur.lastrowid,
+                     page.url, page.crawled, page.payload_digest),
+                )
+                written += 1
+            if sha256 is not None:
+                self.conn.execute(
+                    sql("ingest/record_file"),
+                    (sha256, path, kind, datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                     written, skipped, problems),
+                )
+        return written
