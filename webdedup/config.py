@@ -79,6 +79,8 @@ class Config:
     ``similarity`` is how ``minhash`` verifies a candidate: ``overlap`` (shared shingles over
     the smaller page's shingles) or ``jaccard``; ``lsh_threshold`` is the Jaccard level the
     LSH bands are tuned to find candidates at (lower finds more, verification decides).
+    ``chain_floor``: a page joins a near-duplicate group only when its similarity to the
+    group's canonical is at least this (besides its verified edge to the group's centre).
     """
 
     method: str = "minhash"
@@ -94,6 +96,7 @@ class Config:
     min_words: int = 50
     similarity: str = "overlap"
     lsh_threshold: float = 0.4
+    chain_floor: float = 0.5
     chunk_size: int = 2000
     busy_timeout: float = 5.0
     workers: int = 0
@@ -118,6 +121,8 @@ class Config:
             raise ConfigError(
                 f"similarity must be one of {', '.join(SIMILARITIES)}, got {self.similarity!r}"
             )
+        if not 0.0 <= float(self.chain_floor) <= 1.0:
+            raise ConfigError(f"chain_floor must be in [0, 1], got {self.chain_floor!r}")
         if not 0.0 < float(self.lsh_threshold) < 1.0:
             raise ConfigError(f"lsh_threshold must be in (0, 1), got {self.lsh_threshold!r}")
         if int(self.chunk_size) < 1:
@@ -146,6 +151,7 @@ class Config:
             "min_words": int(self.min_words),
             "similarity": self.similarity,
             "lsh_threshold": float(self.lsh_threshold),
+            "chain_floor": float(self.chain_floor),
             "columns": asdict(self.columns),
         }
 

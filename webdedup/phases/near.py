@@ -45,6 +45,7 @@ class NearSpec:
 
     method: str
     threshold: float
+    chain_floor: float
     similarity: str
     min_words: int
     shingle_size: int
@@ -61,6 +62,7 @@ class NearSpec:
         return cls(
             method=config.method,
             threshold=float(config.threshold),
+            chain_floor=float(config.chain_floor),
             similarity=config.similarity,
             min_words=int(config.min_words),
             shingle_size=int(config.shingle_size),
@@ -244,7 +246,7 @@ def run(ctx: Any) -> dict[str, int]:
         texts = fetch_texts(ctx, (a, b))
         return text_similarity(spec, texts[a], texts[b])
 
-    assigned = group_near(order, group_edges, score_of)
+    assigned = group_near(order, group_edges, score_of, config.chain_floor)
     conn.executemany(
         "INSERT INTO temp.run_near (id, center, score) VALUES (?, ?, ?)",
         [(pid, c, s) for pid, (c, s) in assigned.items()],
@@ -271,22 +273,43 @@ def group_near(
     order: Sequence[int],
     group_edges: dict[tuple[int, int], float],
     score_of: Callable[[int, int], float],
+    chain_floor: float,
 ) -> dict[int, tuple[int, float]]:
     """``{exact winner: (canonical, score)}`` for every group that joins a near group (pure).
 
-    Stars around the best-connected groups (:func:`degree_stars`, no chaining); the canonical
-    of a star is its best member by election order (``order``); a member's score is its
-    similarity to the canonical: the edge's when there is one, else ``score_of``.
+    The rule against chaining: groups form stars around the best-connected group
+    (:func:`degree_stars`), so every member has a verified edge to its centre; the canonical
+    of a star is its best member by election order; and a member stays only when its
+    similarity to that canonical (the edge's score, else ``score_of``) is at least
+    ``chain_floor``. Members that fail are clustered again among themselves. So A~B~C with A
+    and C unrelated never becomes one group, while two copies of one original that are a
+    little less alike than the threshold (both linked to it) stay together.
     """
-    stars = degree_stars(order, [(a, b, s) for (a, b), s in group_edges.items()])
     out: dict[int, tuple[int, float]] = {}
-    for members in stars.values():
-        canonical = members[0]
-        for m in members[1:]:
-            key = (m, canonical) if m < canonical else (canonical, m)
-            score = group_edges.get(key)
-            out[m] = (canonical, round(score if score is not None else score_of(m, canonical), 6))
-    return out
+    pending = set(order)
+    while True:
+        sub_order = [n for n in order if n in pending]
+        sub_edges = [
+            (a, b, s) for (a, b), s in group_edges.items() if a in pending and b in pending
+        ]
+        stars = degree_stars(sub_order, sub_edges)
+        if not stars:
+            return out
+        evicted: set[int] = set()
+        for members in stars.values():
+            canonical = members[0]
+            for m in members[1:]:
+                key = (m, canonical) if m < canonical else (canonical, m)
+                score = group_edges.get(key)
+                if score is None:
+                    score = score_of(m, canonical)
+                if score >= chain_floor:
+                    out[m] = (canonical, round(score, 6))
+                else:
+                    evicted.add(m)
+            pending.difference_update(set(members) - evicted)
+        if not evicted:
+            return out
 
 
 def text_similarity(spec: NearSpec, a: str, b: str) -> float:
@@ -405,5 +428,6 @@ def near_in_memory(
         [w for w in order if w in linked],
         group_edges,
         lambda a, b: text_similarity(spec, texts[a], texts[b]),
+        spec.chain_floor,
     )
     return edges, assigned

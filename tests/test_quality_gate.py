@@ -1,0 +1,52 @@
+"""Quality gate: a fixed labelled corpus whose scores must not fall below pinned minimums.
+
+Lowering a minimum is a visible, deliberate change. The corpus is generated from the real
+texts in ../shared/data by scripts/make_corpus.py (2,000 pages, seed 7).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from webdedup import Deduplicator
+
+MINIMUMS = {  # method: (precision, F1, hard-negative merges allowed)
+    "minhash": (0.99, 0.98, 0),
+    "simhash": (0.90, 0.88, 5),
+    "levenshtein": (0.99, 0.75, 0),
+}
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(f"_gate_{name}", ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("gate") / "corpus.sqlite"
+    _script("make_corpus").build_corpus(str(path), 2000, 7)
+    return path
+
+
+@pytest.mark.parametrize("method", sorted(MINIMUMS))
+def test_quality_does_not_fall_below_pinned_minimums(corpus, tmp_path, method):
+    db = tmp_path / f"{method}.sqlite"
+    shutil.copy(corpus, db)
+    Deduplicator(method=method).run_on_db(db)
+    result = _script("evaluate").evaluate(str(db))
+    precision, f1, merges = MINIMUMS[method]
+    assert result["precision"] >= precision, result
+    assert result["f1"] >= f1, result
+    assert result["hard_negatives"]["false_merges"] <= merges, result["hard_negatives"]
+    assert result["kind_recall"]["exact"]["recall"] == 1.0
+    assert result["kind_recall"]["url_variant"]["recall"] == 1.0
