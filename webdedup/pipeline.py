@@ -179,11 +179,8 @@ def run_on_db(
         try:
             conn.execute("BEGIN")  # one read snapshot for phases 1-4
             ctx.total_pages = _count(conn, f"SELECT count(*) FROM {quote(table)}")
-            sketcher = near.Sketcher(ctx) if config.method != "levenshtein" else None
             with ctx.phase("prepare"):
-                prepare.run(ctx, on_text=sketcher.add if sketcher else None)
-                if sketcher:
-                    sketcher.flush()
+                prepare.run(ctx)
             renumbered = _renumbered(conn)
             with ctx.phase("elect_url"):
                 url_stats = elect.run_url(ctx)

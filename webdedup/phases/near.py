@@ -15,138 +15,27 @@ Pages with fewer than ``min_words`` words are never sketched nor compared.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
-from rapidfuzz import fuzz
 
 from ..config import Config
 from ..election import order_by_sql
-from ..near import minhash as mh
-from ..near import simhash as sh
 from ..near.cluster import degree_stars
 from ..near.levenshtein import window_pairs
-from ..near.shingles import jaccard, shingle_hashes
+from ..near.shingles import shingle_hashes
+from ..near.sketch import (
+    LEVENSHTEIN_MAX_CHARS,
+    NearSpec,
+    candidates_from_keys,
+    sketch_texts,
+    text_similarity,
+    verify_pair,
+)
 from ..store import run_script, sql
 from ..text import digest_text
 from .prepare import iter_pages, page_text, select_pages_sql
 
-SKETCH_BATCH = 512
 VERIFY_BATCH = 20_000
 LEVENSHTEIN_BLOCK = 2_000
-#: Characters of normalized text the levenshtein method compares (bounds its quadratic cost).
-LEVENSHTEIN_MAX_CHARS = 20_000
-
-
-@dataclass(frozen=True)
-class NearSpec:
-    """The parameters of phase 4, derived from a :class:`Config` (pure)."""
-
-    method: str
-    threshold: float
-    chain_floor: float
-    similarity: str
-    min_words: int
-    shingle_size: int
-    num_perm: int
-    seed: int
-    distance: int
-    bands: int
-    rows: int
-    max_distance: int
-
-    @classmethod
-    def from_config(cls, config: Config) -> NearSpec:
-        bands, rows = mh.optimal_lsh_params(float(config.lsh_threshold), int(config.num_perm))
-        return cls(
-            method=config.method,
-            threshold=float(config.threshold),
-            chain_floor=float(config.chain_floor),
-            similarity=config.similarity,
-            min_words=int(config.min_words),
-            shingle_size=int(config.shingle_size),
-            num_perm=int(config.num_perm),
-            seed=int(config.seed),
-            distance=int(config.distance),
-            bands=bands,
-            rows=rows,
-            max_distance=sh.max_distance_for(float(config.threshold)),
-        )
-
-    @property
-    def scheme(self) -> str:
-        if self.method == "minhash":
-            return f"minhash-v1:k={self.shingle_size}:perm={self.num_perm}:seed={self.seed}"
-        return "simhash-v1:trafilatura"
-
-    def hasher(self) -> mh.MinHasher:
-        return mh.MinHasher(num_perm=self.num_perm, seed=self.seed)
-
-
-# -- pure parts, shared by run_on_db and run_on_list -----------------------------------------
-def sketch_texts(
-    spec: NearSpec, texts: Sequence[str], hasher: mh.MinHasher | None = None
-) -> list[tuple[bytes, list[int]]]:
-    """``(sketch blob, LSH band keys)`` for each normalized text (minhash or simhash)."""
-    if spec.method == "minhash":
-        hasher = hasher or spec.hasher()
-        sigs = hasher.signatures([shingle_hashes(t, spec.shingle_size) for t in texts])
-        keys = mh.band_keys_batch(sigs, spec.bands, spec.rows)
-        return [
-            (hasher.serialize(sig), [int(k) for k in row])
-            for sig, row in zip(sigs, keys, strict=True)
-        ]
-    if spec.method == "simhash":
-        out = []
-        for t in texts:
-            h = sh.simhash(t)
-            out.append((h.to_bytes(8, "little"), sh.band_keys(h, spec.max_distance)))
-        return out
-    raise ValueError(f"method {spec.method!r} has no sketches")
-
-
-def verify_pair(spec: NearSpec, a: Any, b: Any) -> float | None:
-    """The verified similarity of a candidate pair, or None when below the threshold.
-
-    ``a`` and ``b`` are shingle-hash arrays (minhash) or SimHash ints (simhash).
-    """
-    if spec.method == "minhash":
-        score = overlap(a, b) if spec.similarity == "overlap" else jaccard(a, b)
-    else:
-        score = sh.similarity(a, b)
-    return score if score >= spec.threshold else None
-
-
-def overlap(a: np.ndarray, b: np.ndarray) -> float:
-    """Overlap coefficient of two unique shingle-hash arrays: shared / the smaller's size.
-
-    It stays high when one page is the other plus a header, a footer or comments, or its first
-    80%: the duplicates that Jaccard misses (measured: README, "Quality").
-
-    >>> overlap(np.array([1, 2, 3], dtype=np.uint64), np.array([2, 3, 4, 5], dtype=np.uint64))
-    0.6666666666666666
-    """
-    if a.size == 0 or b.size == 0:
-        return 0.0
-    shared = np.intersect1d(a, b, assume_unique=True).size
-    return shared / min(a.size, b.size)
-
-
-def candidates_from_keys(keys: dict[int, list[int]]) -> set[tuple[int, int]]:
-    """Pairs of ids sharing any band key (the in-memory twin of ``near_candidates.sql``)."""
-    buckets: dict[int, list[int]] = {}
-    for pid, ks in keys.items():
-        for k in ks:
-            buckets.setdefault(k, []).append(pid)
-    pairs: set[tuple[int, int]] = set()
-    for members in buckets.values():
-        if len(members) > 1:
-            members = sorted(members)
-            for i, a in enumerate(members):
-                for b in members[i + 1 :]:
-                    pairs.add((a, b))
-    return pairs
 
 
 def levenshtein_edges(
@@ -165,40 +54,18 @@ def workers_for(config: Config) -> int:
 
 
 # -- the database side -------------------------------------------------------------------------
-class Sketcher:
-    """Receives each kept page's normalized text during phase 1 and stores its sketch."""
-
-    def __init__(self, ctx: Any) -> None:
-        self.ctx = ctx
-        self.spec = NearSpec.from_config(ctx.config)
-        self.hasher = self.spec.hasher() if self.spec.method == "minhash" else None
-        self.ids: list[int] = []
-        self.texts: list[str] = []
-
-    def add(self, row: Any, text: str) -> None:
-        if row.word_count < self.spec.min_words:
-            return
-        self.ids.append(row.id)
-        self.texts.append(text)
-        if len(self.ids) >= SKETCH_BATCH:
-            self.flush()
-
-    def flush(self) -> None:
-        if not self.ids:
-            return
-        sketches = sketch_texts(self.spec, self.texts, self.hasher)
-        scheme = self.spec.scheme
-        conn = self.ctx.conn
-        conn.executemany(
-            "INSERT INTO temp.run_sketches (id, scheme, sketch) VALUES (?, ?, ?)",
-            [(pid, scheme, blob) for pid, (blob, _) in zip(self.ids, sketches, strict=True)],
-        )
-        conn.executemany(
-            "INSERT INTO temp.run_bands (band_key, id) VALUES (?, ?)",
-            [(k, pid) for pid, (_, keys) in zip(self.ids, sketches, strict=True) for k in keys],
-        )
-        self.ids.clear()
-        self.texts.clear()
+def store_sketches(
+    conn: Any, scheme: str, ids: Sequence[int], sketches: Sequence[tuple[bytes, list[int]]]
+) -> None:
+    """Insert sketches and their LSH band keys into the run's work tables."""
+    conn.executemany(
+        "INSERT INTO temp.run_sketches (id, scheme, sketch) VALUES (?, ?, ?)",
+        [(pid, scheme, blob) for pid, (blob, _) in zip(ids, sketches, strict=True)],
+    )
+    conn.executemany(
+        "INSERT INTO temp.run_bands (band_key, id) VALUES (?, ?)",
+        [(k, pid) for pid, (_, keys) in zip(ids, sketches, strict=True) for k in keys],
+    )
 
 
 def fetch_texts(ctx: Any, ids: Iterable[int]) -> dict[int, str]:
@@ -310,16 +177,6 @@ def group_near(
             pending.difference_update(set(members) - evicted)
         if not evicted:
             return out
-
-
-def text_similarity(spec: NearSpec, a: str, b: str) -> float:
-    """The method's similarity of two normalized texts (for scores against the canonical)."""
-    if spec.method == "minhash":
-        ha, hb = shingle_hashes(a, spec.shingle_size), shingle_hashes(b, spec.shingle_size)
-        return overlap(ha, hb) if spec.similarity == "overlap" else jaccard(ha, hb)
-    if spec.method == "simhash":
-        return sh.similarity(sh.simhash(a), sh.simhash(b))
-    return fuzz.ratio(a[:LEVENSHTEIN_MAX_CHARS], b[:LEVENSHTEIN_MAX_CHARS]) / 100.0
 
 
 def _banded_run(ctx: Any, spec: NearSpec) -> tuple[int, list[tuple[int, int, float]]]:

@@ -7,16 +7,28 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+import multiprocessing
+import os
+import sys
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ..config import Config
 from ..extract import extract_text
+from ..near.sketch import NearSpec, sketch_texts
 from ..store import quote, run_script, sql
 from ..text import digest_text
 from ..timestamps import parse_timestamp
-from ..urls import IgnoreRules, canonicalize_url, is_https, url_host
+from ..urls import IgnoreRules, canonical_host, canonicalize_url, is_https
+
+#: Pages per batch handed to a worker, and the text characters that also end a batch.
+BATCH_PAGES = 256
+BATCH_CHARS = 8_000_000
+#: Below this many pages a run stays in one process (a pool costs more than it saves).
+PARALLEL_MIN_PAGES = 4_000
 
 
 class Prepared(NamedTuple):
@@ -85,7 +97,7 @@ def prepare_page(page: PageInput, config: Config, rules: IgnoreRules) -> tuple[P
         url_hash=url_hash(url),
         canonical_url=canonical,
         url_key=canonical if canonical is not None else f"#{int(page.id)}",
-        host=url_host(canonical) if canonical is not None else None,
+        host=canonical_host(canonical) if canonical is not None else None,
         content_hash=None if digest.empty else digest.sha1,
         text_len=digest.n_chars,
         word_count=digest.n_words,
@@ -131,35 +143,108 @@ def iter_pages(cursor: Iterable[tuple[Any, ...]]) -> Iterator[PageInput]:
         yield PageInput(rowid, url, content, html, dt, crawled, category)
 
 
-def run(ctx: Any, on_text: Callable[[Prepared, str], None] | None = None) -> dict[str, int]:
-    """Stream ``pages`` into ``temp.run_prepared``; ``on_text`` receives each kept page's text.
+@dataclass(frozen=True)
+class PrepareJob:
+    """What a (worker) process needs to prepare and sketch a batch of pages."""
 
-    Memory is bounded by ``config.chunk_size`` rows of prepared values (the texts themselves
-    are read one row at a time).
+    config: Config
+    spec: NearSpec | None  # None: the method keeps no sketches (levenshtein)
+
+
+Sketch = tuple[bytes, list[int]]
+
+
+def prepare_batch(
+    job: PrepareJob, pages: Sequence[PageInput]
+) -> list[tuple[Prepared, Sketch | None]]:
+    """Prepare a batch and sketch its pages that are long enough (pure; runs in workers)."""
+    rules = IgnoreRules.from_patterns(job.config.urls_to_ignore)
+    out: list[tuple[Prepared, Sketch | None]] = []
+    to_sketch: list[int] = []
+    texts: list[str] = []
+    for page in pages:
+        row, text = prepare_page(page, job.config, rules)
+        if job.spec is not None and row.ignored is None and row.word_count >= job.spec.min_words:
+            to_sketch.append(len(out))
+            texts.append(text)
+        out.append((row, None))
+    if to_sketch and job.spec is not None:
+        for i, sketch in zip(to_sketch, sketch_texts(job.spec, texts), strict=True):
+            out[i] = (out[i][0], sketch)
+    return out
+
+
+def _batches(pages: Iterable[PageInput], size: int, max_chars: int) -> Iterator[list[PageInput]]:
+    """Batches of at most ``size`` pages and about ``max_chars`` characters of text."""
+    batch: list[PageInput] = []
+    chars = 0
+    for page in pages:
+        batch.append(page)
+        chars += len(page.text or "") + len(page.html or "")
+        if len(batch) >= size or chars >= max_chars:
+            yield batch
+            batch, chars = [], 0
+    if batch:
+        yield batch
+
+
+def _prepared_batches(
+    job: PrepareJob, pages: Iterable[PageInput], workers: int
+) -> Iterator[list[tuple[Prepared, Sketch | None]]]:
+    """Results in page order; with ``workers > 1`` computed by a process pool.
+
+    At most ``2 * workers`` batches are in flight, so memory stays bounded however large the
+    table is.
     """
+    batches = _batches(pages, BATCH_PAGES, BATCH_CHARS)
+    if workers <= 1:
+        for batch in batches:
+            yield prepare_batch(job, batch)
+        return
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pending: deque[Future[list[tuple[Prepared, Sketch | None]]]] = deque()
+        for batch in batches:
+            pending.append(pool.submit(prepare_batch, job, batch))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def worker_count(config: Config, total_pages: int) -> int:
+    """``config.workers`` when set, else all cores for tables large enough to gain from it."""
+    if config.workers > 0:
+        return config.workers
+    return (os.cpu_count() or 1) if total_pages >= PARALLEL_MIN_PAGES else 1
+
+
+def run(ctx: Any) -> dict[str, int]:
+    """Stream ``pages`` into ``temp.run_prepared`` (and sketches into ``temp.run_sketches``).
+
+    Texts are read one row at a time and prepared in bounded batches, in worker processes
+    when there are enough pages.
+    """
+    from .near import store_sketches
+
     conn, config = ctx.conn, ctx.config
     run_script(conn, "run_tables")
-    rules = IgnoreRules.from_patterns(config.urls_to_ignore)
+    spec = NearSpec.from_config(config) if config.method != "levenshtein" else None
+    job = PrepareJob(config, spec)
     insert = "INSERT INTO temp.run_prepared VALUES (" + ", ".join("?" * 14) + ")"
     reader = conn.cursor()
     reader.execute(select_pages_sql(ctx.table, ctx.present))
-    batch: list[Prepared] = []
-    seen = 0
     bar = ctx.bar("prepare", total=ctx.total_pages, unit="page")
-    for page in iter_pages(reader):
-        row, text = prepare_page(page, config, rules)
-        batch.append(row)
-        seen += 1
-        if row.ignored is None and on_text is not None:
-            on_text(row, text)
-        if len(batch) >= config.chunk_size:
-            conn.executemany(insert, batch)
-            bar.update(len(batch))
-            batch.clear()
-    if batch:
-        conn.executemany(insert, batch)
-        bar.update(len(batch))
+    seen = 0
+    workers = worker_count(config, ctx.total_pages)
+    for results in _prepared_batches(job, iter_pages(reader), workers):
+        conn.executemany(insert, [row for row, _ in results])
+        sketched = [(row.id, sk) for row, sk in results if sk is not None]
+        if sketched and spec is not None:
+            store_sketches(conn, spec.scheme, [i for i, _ in sketched], [sk for _, sk in sketched])
+        seen += len(results)
+        bar.update(len(results))
     bar.close()
     if config.n_min > 0:
         conn.execute(sql("small_hosts"), {"n_min": config.n_min})
-    return {"pages": seen}
+    return {"pages": seen, "workers": workers}

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Speed and memory of `webdedup db` per method on a labelled corpus (prints figures).
+
+    python scripts/bench.py                      # 20,000 pages, every method
+    python scripts/bench.py --pages 5000 --methods minhash
+
+Each run is a fresh copy of the corpus database, run in its own process so its peak memory
+(max RSS) can be read; pages/s is pages over the run's wall time end to end (all phases,
+write-back included). The share of each phase comes from the run's own timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = """
+import json, resource, sys, time
+from webdedup import Deduplicator
+t0 = time.perf_counter()
+r = Deduplicator(method=sys.argv[2]).run_on_db(sys.argv[1])
+wall = time.perf_counter() - t0
+print(json.dumps({"wall": wall, "timings": r.timings, "pages": r.pages,
+                  "near": r.near_duplicates, "candidates": r.candidates, "edges": r.edges,
+                  "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def build_corpus(path: Path, pages: int, seed: int) -> None:
+    spec = importlib.util.spec_from_file_location(
+        "make_corpus", ROOT / "scripts" / "make_corpus.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["make_corpus"] = module
+    spec.loader.exec_module(module)
+    module.build_corpus(str(path), pages, seed, measure=False)
+
+
+def run_method(corpus: Path, method: str, workdir: Path) -> dict:
+    db = workdir / f"bench-{method}.sqlite"
+    shutil.copy(corpus, db)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(db), method], capture_output=True, text=True, check=True
+    )
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    db.unlink()
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=20_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--methods", default="minhash,simhash,levenshtein")
+    args = parser.parse_args(argv)
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        corpus = work / "corpus.sqlite"
+        build_corpus(corpus, args.pages, args.seed)
+        print(
+            f"corpus: {args.pages:,} pages (scripts/make_corpus.py, seed {args.seed}), "
+            f"{corpus.stat().st_size / 1e6:.0f} MB"
+        )
+        print(
+            f"{'method':<12} {'wall s':>8} {'pages/s':>9} {'peak MiB':>9} {'candidates':>11} "
+            f"{'edges':>7} {'near':>6}"
+        )
+        shares = None
+        for method in args.methods.split(","):
+            r = run_method(corpus, method, work)
+            print(
+                f"{method:<12} {r['wall']:>8.2f} {r['pages'] / r['wall']:>9,.0f} "
+                f"{r['maxrss_kib'] / 1024:>9.0f} {r['candidates']:>11,} {r['edges']:>7,} "
+                f"{r['near']:>6,}"
+            )
+            if method == "minhash":
+                shares = r["timings"], r["wall"]
+        if shares:
+            timings, wall = shares
+            print("minhash run, share of wall time by phase:")
+            for phase, seconds in timings.items():
+                print(f"  {phase:<12} {seconds:>7.2f} s  {100 * seconds / wall:>5.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
