@@ -30,11 +30,16 @@ from ..near.sketch import (
     text_similarity,
     verify_pair,
 )
+from ..parallel import ordered_map
 from ..store import run_script, sql
 from ..text import digest_text
-from .prepare import iter_pages, page_text, select_pages_sql
+from .prepare import PageInput, iter_pages, page_text, select_pages_sql, worker_count
 
 VERIFY_BATCH = 20_000
+#: Candidate pairs per verification job handed to a worker process.
+VERIFY_CHUNK = 1_000
+#: Below this many candidate pairs verification stays in one process.
+PARALLEL_MIN_PAIRS = 1_000
 LEVENSHTEIN_BLOCK = 2_000
 
 
@@ -68,19 +73,21 @@ def store_sketches(
     )
 
 
-def fetch_texts(ctx: Any, ids: Iterable[int]) -> dict[int, str]:
-    """Normalized (sketch-capped) texts of the given page ids, read from the snapshot."""
+def fetch_pages(ctx: Any, ids: Iterable[int]) -> dict[int, PageInput]:
+    """The raw pages of the given ids, read from the run's snapshot."""
     ids = list(ids)
-    out: dict[int, str] = {}
+    out: dict[int, PageInput] = {}
     base = select_pages_sql(ctx.table, ctx.present)
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        cur = ctx.conn.execute(
-            f"{base} WHERE rowid IN ({', '.join('?' * len(chunk))})", chunk
-        )
-        for page in iter_pages(cur):
-            out[page.id] = digest_text(page_text(page)).sketch
+        cur = ctx.conn.execute(f"{base} WHERE rowid IN ({', '.join('?' * len(chunk))})", chunk)
+        out.update((page.id, page) for page in iter_pages(cur))
     return out
+
+
+def fetch_texts(ctx: Any, ids: Iterable[int]) -> dict[int, str]:
+    """Normalized (sketch-capped) texts of the given page ids, read from the snapshot."""
+    return {pid: digest_text(page_text(p)).sketch for pid, p in fetch_pages(ctx, ids).items()}
 
 
 def run(ctx: Any) -> dict[str, int]:
@@ -185,23 +192,47 @@ def _banded_run(ctx: Any, spec: NearSpec) -> tuple[int, list[tuple[int, int, flo
     pairs = conn.execute(sql("near_candidates")).fetchall()
     bar = ctx.bar("verify", total=len(pairs), unit="pair")
     edges: list[tuple[int, int, float]] = []
-    for start in range(0, len(pairs), VERIFY_BATCH):
-        chunk = pairs[start : start + VERIFY_BATCH]
-        needed = {x for pair in chunk for x in pair}
-        if spec.method == "minhash":
-            texts = fetch_texts(ctx, needed)
-            feats: dict[int, Any] = {
-                pid: shingle_hashes(t, spec.shingle_size) for pid, t in texts.items()
-            }
-        else:
-            feats = _stored_simhashes(ctx, needed)
-        for a, b in chunk:
-            score = verify_pair(spec, feats[a], feats[b])
-            if score is not None:
-                edges.append((a, b, round(float(score), 6)))
-        bar.update(len(chunk))
+    if spec.method == "simhash":  # the stored SimHashes are all verification needs
+        for start in range(0, len(pairs), VERIFY_BATCH):
+            chunk = pairs[start : start + VERIFY_BATCH]
+            hashes = _stored_simhashes(ctx, {x for pair in chunk for x in pair})
+            edges.extend(verify_pairs(spec, hashes, chunk))
+            bar.update(len(chunk))
+    else:  # minhash: true shingle sets, computed from the texts in worker processes
+        workers = worker_count(ctx.config, len(pairs), minimum=PARALLEL_MIN_PAIRS)
+        chunks = [pairs[i : i + VERIFY_CHUNK] for i in range(0, len(pairs), VERIFY_CHUNK)]
+        jobs = (
+            (spec, fetch_pages(ctx, {x for pair in chunk for x in pair}), chunk)
+            for chunk in chunks
+        )
+        for chunk, found in zip(chunks, ordered_map(verify_chunk, jobs, workers), strict=True):
+            edges.extend(found)
+            bar.update(len(chunk))
     bar.close()
     return len(pairs), edges
+
+
+def verify_pairs(
+    spec: NearSpec, feats: dict[int, Any], pairs: Iterable[tuple[int, int]]
+) -> list[tuple[int, int, float]]:
+    """The verified edges among ``pairs`` (features: shingle arrays or SimHashes)."""
+    edges = []
+    for a, b in pairs:
+        score = verify_pair(spec, feats[a], feats[b])
+        if score is not None:
+            edges.append((a, b, round(float(score), 6)))
+    return edges
+
+
+def verify_chunk(
+    spec: NearSpec, pages: dict[int, PageInput], pairs: Sequence[tuple[int, int]]
+) -> list[tuple[int, int, float]]:
+    """Verify candidate pairs from the raw pages (pure; runs in worker processes)."""
+    feats = {
+        pid: shingle_hashes(digest_text(page_text(page)).sketch, spec.shingle_size)
+        for pid, page in pages.items()
+    }
+    return verify_pairs(spec, feats, pairs)
 
 
 def _stored_simhashes(ctx: Any, ids: Iterable[int]) -> dict[int, int]:

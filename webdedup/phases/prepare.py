@@ -7,18 +7,14 @@
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-import os
-import sys
-from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ..config import Config
 from ..extract import extract_text
 from ..near.sketch import NearSpec, sketch_texts
+from ..parallel import cpu_count, ordered_map
 from ..store import quote, run_script, sql
 from ..text import digest_text
 from ..timestamps import parse_timestamp
@@ -188,35 +184,11 @@ def _batches(pages: Iterable[PageInput], size: int, max_chars: int) -> Iterator[
         yield batch
 
 
-def _prepared_batches(
-    job: PrepareJob, pages: Iterable[PageInput], workers: int
-) -> Iterator[list[tuple[Prepared, Sketch | None]]]:
-    """Results in page order; with ``workers > 1`` computed by a process pool.
-
-    At most ``2 * workers`` batches are in flight, so memory stays bounded however large the
-    table is.
-    """
-    batches = _batches(pages, BATCH_PAGES, BATCH_CHARS)
-    if workers <= 1:
-        for batch in batches:
-            yield prepare_batch(job, batch)
-        return
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        pending: deque[Future[list[tuple[Prepared, Sketch | None]]]] = deque()
-        for batch in batches:
-            pending.append(pool.submit(prepare_batch, job, batch))
-            if len(pending) >= 2 * workers:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
-
-
-def worker_count(config: Config, total_pages: int) -> int:
-    """``config.workers`` when set, else all cores for tables large enough to gain from it."""
+def worker_count(config: Config, amount: int, minimum: int = PARALLEL_MIN_PAGES) -> int:
+    """``config.workers`` when set, else all cores when ``amount`` of work reaches ``minimum``."""
     if config.workers > 0:
         return config.workers
-    return (os.cpu_count() or 1) if total_pages >= PARALLEL_MIN_PAGES else 1
+    return cpu_count() if amount >= minimum else 1
 
 
 def run(ctx: Any) -> dict[str, int]:
@@ -237,7 +209,8 @@ def run(ctx: Any) -> dict[str, int]:
     bar = ctx.bar("prepare", total=ctx.total_pages, unit="page")
     seen = 0
     workers = worker_count(config, ctx.total_pages)
-    for results in _prepared_batches(job, iter_pages(reader), workers):
+    batches = _batches(iter_pages(reader), BATCH_PAGES, BATCH_CHARS)
+    for results in ordered_map(prepare_batch, ((job, b) for b in batches), workers):
         conn.executemany(insert, [row for row, _ in results])
         sketched = [(row.id, sk) for row, sk in results if sk is not None]
         if sketched and spec is not None:
