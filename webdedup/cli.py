@@ -299,6 +299,140 @@ def ingest_command(
             )
 
 
+@cli.command("export")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default=None,
+    help="Write the JSON report here ('-' for stdout).",
+)
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default=None,
+    help="Write the CSV table (one row a page) here ('-' for stdout).",
+)
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the self-contained HTML review page here.",
+)
+@click.option("--with-text", is_flag=True, help="Add the page text as a last CSV column.")
+@click.option(
+    "--min-group-size",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Keep only pages and groups of duplicate groups with at least N members.",
+)
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(["url", "exact", "near"]),
+    help="Keep only pages that joined their group this way (with their canonicals), and only "
+    "these group lists. Repeatable.",
+)
+@click.option(
+    "--max-groups",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    metavar="N",
+    help="Largest groups shown on the HTML review page.",
+)
+@click.option(
+    "--busy-timeout", type=float, default=5.0, help="Seconds to wait for a lock [default: 5]."
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
+def export_command(
+    path: str,
+    json_path: str | None,
+    csv_path: str | None,
+    html_path: str | None,
+    with_text: bool,
+    min_group_size: int | None,
+    kinds: tuple[str, ...],
+    max_groups: int,
+    busy_timeout: float,
+    quiet: bool,
+) -> None:
+    """Export the duplicate groups of the annotated crawl database PATH for review.
+
+    Writes any of: a JSON report (meta, documents, near-duplicate pairs and groups, exact and
+    URL duplicate groups; see schemas/report.schema.json), a CSV table with one row a page
+    (text cells that a spreadsheet would run as a formula get a leading '), and an HTML
+    review page with each group's canonical and members side by side, differences marked.
+    PATH must have been through 'webdedup db'. The database is only read.
+
+    \b
+    Example:
+        webdedup export crawl.sqlite --json report.json --csv pages.csv --html review.html
+        webdedup export crawl.sqlite --csv near.csv --kind near --min-group-size 3 --with-text
+        webdedup export crawl.sqlite --json - | jq '.meta.counts'
+    """
+    from .export import ExportFilters, export
+
+    if not (json_path or csv_path or html_path):
+        raise click.UsageError("nothing to export: give at least one of --json, --csv, --html")
+    if json_path == "-" and csv_path == "-":
+        raise click.UsageError("only one of --json and --csv can go to stdout ('-')")
+    stdout = sys.stdout
+    with errors_to_exit_codes():
+        summary = export(
+            path,
+            json_path=stdout if json_path == "-" else json_path,
+            csv_path=stdout if csv_path == "-" else csv_path,
+            html_path=html_path,
+            filters=ExportFilters(min_group_size=min_group_size, kinds=kinds),
+            with_text=with_text,
+            max_groups=max_groups,
+            busy_timeout=busy_timeout,
+        )
+    if not quiet:
+        for line in summary.lines():
+            click.echo(line, err="-" in (json_path, csv_path))
+
+
+@cli.command("explain")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("page_a")
+@click.argument("page_b")
+@click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
+@click.option(
+    "--busy-timeout", type=float, default=5.0, help="Seconds to wait for a lock [default: 5]."
+)
+def explain_command(
+    path: str, page_a: str, page_b: str, as_json: bool, busy_timeout: float
+) -> None:
+    """Explain why two pages of PATH are (or are not) in one duplicate group.
+
+    PAGE_A and PAGE_B are page ids or URLs (looked up as crawled, then by canonical form).
+    Shows both canonical URLs and content hashes, the MinHash estimate, the Jaccard
+    similarity of word shingles, the Levenshtein ratio and the SimHash similarity, the chain
+    of URL/exact/near-duplicate links between them, and which page the election prefers and
+    on which key.
+
+    \b
+    Example:
+        webdedup explain crawl.sqlite 12 40
+        webdedup explain crawl.sqlite https://example.com/a https://www.example.com/a/ --json
+    """
+    from .export import explain_pair, format_explanation
+
+    with errors_to_exit_codes():
+        explanation = explain_pair(path, page_a, page_b, busy_timeout=busy_timeout)
+    if as_json:
+        click.echo(json.dumps(explanation, indent=2, ensure_ascii=False))
+    else:
+        click.echo(format_explanation(explanation))
+
+
 @cli.command("restore")
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--table", default=None, help="Name of the crawler's table [default: pages].")
