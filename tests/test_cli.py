@@ -258,3 +258,22 @@ def test_pages_table_of_a_path_with_spaces(tmp_path: Path):
 
     path = write_pages(folder / "crawl one.sqlite", crawl_with_duplicates(3))
     assert invoke("db", str(path), "-q").exit_code == 0
+
+
+def test_invalid_utf8_and_lone_surrogates_do_not_stop_a_run(db_builder):
+    text = real_texts()[2]["text"]
+    path = db_builder(
+        [make_page("https://a.example/1", text), make_page("https://a.example/2", "x")]
+    )
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "UPDATE pages SET content = CAST(X'48656c6c6f20ff20776f726c64' AS TEXT) WHERE id = 2"
+    )
+    conn.commit()
+    conn.close()
+    assert invoke("db", str(path), "-q").exit_code == 0
+    assert annotations(path)[2][1] is not None  # hashed with a replacement character
+    from webdedup import Deduplicator
+
+    rows = Deduplicator().run_on_list([{"url": "https://b.example/", "content": "bad \ud800 x"}])
+    assert rows[0]["content_hash"] is not None

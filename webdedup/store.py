@@ -137,9 +137,16 @@ def connect(
                 conn.execute("PRAGMA journal_mode = DELETE")
     except sqlite3.DatabaseError as exc:
         raise translate(exc, name) from exc
+    # Crawlers do store invalid UTF-8 in TEXT columns; decode it with replacement characters
+    # instead of failing the whole run on one row.
+    conn.text_factory = _decode_text
     conn.execute("PRAGMA temp_store = FILE")
     conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache
     return conn
+
+
+def _decode_text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
 
 
 def translate(exc: sqlite3.Error, where: str = "the database") -> WebdedupError:

@@ -80,7 +80,7 @@ def digest_text(text: str | None, *, piece_chars: int = PIECE_CHARS) -> TextDige
     if len(text) <= piece_chars:
         norm = normalize_text(text)
         return TextDigest(
-            hashlib.sha1(norm.encode("utf-8")).hexdigest(),
+            hashlib.sha1(norm.encode("utf-8", "surrogatepass")).hexdigest(),
             len(norm),
             norm.count(" ") + 1 if norm else 0,
             norm[:SKETCH_CHARS],
@@ -99,7 +99,7 @@ def digest_text(text: str | None, *, piece_chars: int = PIECE_CHARS) -> TextDige
             if sketch_len < SKETCH_CHARS:
                 sketch.append(" ")
                 sketch_len += 1
-        h.update(norm.encode("utf-8"))
+        h.update(norm.encode("utf-8", "surrogatepass"))
         n_chars += len(norm)
         n_words += norm.count(" ") + 1
         if sketch_len < SKETCH_CHARS:

@@ -90,9 +90,9 @@ def shingle_hashes(text: str, size: int = DEFAULT_SHINGLE_SIZE) -> np.ndarray:
     # bytes.split() (fast) splits on ASCII whitespace only. A normalized text has plain spaces
     # only; for any other text fall back to the str.split() words so tokens == text.split().
     if _needs_str_split(text):
-        tokens = [w.encode("utf-8") for w in text.split()]
+        tokens = [w.encode("utf-8", "surrogatepass") for w in text.split()]
     else:
-        tokens = text.encode("utf-8").split()
+        tokens = text.encode("utf-8", "surrogatepass").split()
     words = np.fromiter(map(zlib.crc32, tokens), dtype=np.uint64, count=len(tokens))
     n_words = words.size
     if n_words == 0:
