@@ -4,6 +4,7 @@ INSERT INTO main._prepared SELECT * FROM temp.run_prepared;
 DELETE FROM main._webdedup_sketches;
 INSERT INTO main._webdedup_sketches SELECT * FROM temp.run_sketches;
 DELETE FROM main._webdedup_bands;
-INSERT INTO main._webdedup_bands SELECT * FROM temp.run_bands;
+INSERT OR IGNORE INTO main._webdedup_bands (band_key, id)
+SELECT band_key, id FROM temp.run_bands ORDER BY band_key, id;
 DELETE FROM main._webdedup_edges;
 INSERT INTO main._webdedup_edges SELECT * FROM temp.run_edges;

@@ -57,9 +57,9 @@ CREATE TABLE IF NOT EXISTS _webdedup_sketches (
 );
 CREATE TABLE IF NOT EXISTS _webdedup_bands (
     band_key INTEGER NOT NULL,
-    id       INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS _webdedup_bands_key ON _webdedup_bands(band_key);
+    id       INTEGER NOT NULL,
+    PRIMARY KEY (band_key, id)
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS _webdedup_bands_id ON _webdedup_bands(id);
 CREATE TABLE IF NOT EXISTS _webdedup_edges (
     a      INTEGER NOT NULL,         -- a < b, both page ids (exact winners)
