@@ -21,3 +21,7 @@ DROP TABLE IF EXISTS temp.run_exact_component;
 CREATE TEMP TABLE run_exact_component (id INTEGER PRIMARY KEY, component INTEGER NOT NULL);
 DROP TABLE IF EXISTS temp.run_exact_election;
 DROP TABLE IF EXISTS temp.run_assign;
+DROP TABLE IF EXISTS temp.run_only;
+DROP TABLE IF EXISTS temp.run_verified;
+CREATE TEMP TABLE run_verified (hash_a TEXT NOT NULL, hash_b TEXT NOT NULL, score REAL NOT NULL,
+                                PRIMARY KEY (hash_a, hash_b)) WITHOUT ROWID;

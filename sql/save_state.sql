@@ -8,3 +8,5 @@ INSERT OR IGNORE INTO main._webdedup_bands (band_key, id)
 SELECT band_key, id FROM temp.run_bands ORDER BY band_key, id;
 DELETE FROM main._webdedup_edges;
 INSERT INTO main._webdedup_edges SELECT * FROM temp.run_edges;
+DELETE FROM main._webdedup_verified;
+INSERT INTO main._webdedup_verified SELECT * FROM temp.run_verified;

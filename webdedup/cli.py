@@ -169,6 +169,12 @@ def cli() -> None:
     is_flag=True,
     help="Move non-canonical pages into _webdedup_pruned ('webdedup restore' puts them back).",
 )
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Recompute everything instead of only the pages changed since the last run.",
+)
+@click.option("--workers", type=int, default=None, help="Processes to use [default: all cores].")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars and no summary.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run's result as JSON.")
 def db_command(
@@ -177,6 +183,7 @@ def db_command(
     table: str | None,
     columns: tuple[str, ...],
     prune: bool,
+    full: bool,
     quiet: bool,
     as_json: bool,
     **options: Any,
@@ -187,6 +194,10 @@ def db_command(
     dup_group_size, canonical_id, is_canonical, dup_kind and dup_score on every page, in one
     transaction at the end. Nothing is deleted unless --prune is given.
 
+    The first run is full and installs triggers on the table; later runs (say, nightly) only
+    process the pages inserted, updated or deleted since, and give the same result a full run
+    would. A change of the parameters that shape signatures or edges forces a full run.
+
     \b
     Example:
         webdedup db crawl.sqlite
@@ -195,7 +206,10 @@ def db_command(
     """
     with errors_to_exit_codes():
         config = build_config(config_file, table, columns, **options)
-        result = Deduplicator(config=config, progress=not quiet).run_on_db(path, prune=prune)
+        say = None if quiet or as_json else (lambda line: click.echo(line, err=True))
+        result = Deduplicator(config=config, progress=not quiet).run_on_db(
+            path, prune=prune, full=full, on_message=say
+        )
     if as_json:
         click.echo(json.dumps(asdict(result), indent=2))
     elif not quiet:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -81,15 +81,29 @@ class Deduplicator:
         )
 
     def run_on_db(
-        self, db: str | Path | sqlite3.Connection, *, prune: bool = False
+        self,
+        db: str | Path | sqlite3.Connection,
+        *,
+        prune: bool = False,
+        full: bool = False,
+        on_message: Callable[[str], None] | None = None,
     ) -> RunResult:
         """Run on a crawl database (a path or an open connection); annotate its ``pages``.
 
-        With ``prune=True`` the non-canonical rows are moved to ``_webdedup_pruned``
+        The first run is full; later runs process only what changed since (incremental),
+        unless ``full=True`` or the parameters that shape signatures and edges changed.
+        ``on_message`` receives a line saying which kind of run it is and why. With
+        ``prune=True`` the non-canonical rows are moved to ``_webdedup_pruned``
         (``webdedup restore`` puts them back).
         """
         return run_on_db(
-            db, self.build_config(), prune=prune, progress=self.progress, on_phase=self.on_phase
+            db,
+            self.build_config(),
+            prune=prune,
+            full=full,
+            progress=self.progress,
+            on_phase=self.on_phase,
+            on_message=on_message,
         )
 
     def run_on_list(self, pages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -23,14 +23,16 @@ from tqdm import tqdm
 from . import __version__
 from .config import Columns, Config
 from .errors import InputError, MissingColumn, NoPagesTable, WebdedupError
-from .phases import elect, near, prepare, write_back
+from .phases import elect, incremental, near, prepare, write_back
 from .phases.prepare import url_hash
 from .store import (
     check_schema,
     connect,
+    integer_primary_key,
     is_without_rowid,
     quote,
     run_script,
+    sql,
     table_columns,
     table_exists,
     transaction,
@@ -67,7 +69,7 @@ class RunResult:
             f"{self.pages:,} pages ({self.ignored:,} ignored), "
             f"{self.url_duplicates:,} URL duplicates, {self.exact_duplicates:,} exact duplicates, "
             f"{self.near_duplicates:,} near-duplicates in {self.groups:,} groups; "
-            f"{self.mode} run in {self.wall_seconds:.2f} s"
+            f"{self.mode} run over {self.processed:,} pages in {self.wall_seconds:.2f} s"
         )
 
 
@@ -83,6 +85,7 @@ class RunContext:
     progress: bool = False
     on_phase: PhaseHook | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    incremental: bool = False
 
     def bar(self, desc: str, total: int | None = None, unit: str = "it") -> tqdm:
         return tqdm(
@@ -132,7 +135,10 @@ def resolve_columns(
         real = getattr(columns, logical)
         present[logical] = real if real in have else None
     present["datetime"] = (
-        columns.datetime if columns.datetime in have else columns.date if columns.date in have
+        columns.datetime
+        if columns.datetime in have
+        else columns.date
+        if columns.date in have
         else None
     )
     if present["url"] is None:
@@ -162,10 +168,16 @@ def run_on_db(
     config: Config,
     *,
     prune: bool = False,
+    full: bool = False,
     progress: bool = False,
     on_phase: PhaseHook | None = None,
+    on_message: Callable[[str], None] | None = None,
 ) -> RunResult:
-    """Run every phase over ``db`` and annotate its pages (see :class:`Deduplicator`)."""
+    """Run the phases over ``db`` and annotate its pages (see :class:`Deduplicator`).
+
+    The first run is full; later runs process only the pages changed since (incremental),
+    unless ``full`` is asked or the configuration that shapes signatures and edges changed.
+    """
     own = not isinstance(db, sqlite3.Connection)
     where = str(db) if own else "the database"
     conn = connect(db, busy_timeout=config.busy_timeout)
@@ -178,54 +190,73 @@ def run_on_db(
         ctx = RunContext(conn, config, table, present, 0, progress, on_phase)
         try:
             conn.execute("BEGIN")  # one read snapshot for phases 1-4
+            plan = incremental.plan_run(conn, config, table, present, full)
+            ctx.incremental = plan.mode == "incremental"
+            if on_message is not None:
+                on_message(f"{plan.mode} run: {plan.reason}")
             ctx.total_pages = _count(conn, f"SELECT count(*) FROM {quote(table)}")
-            with ctx.phase("prepare"):
-                prepare.run(ctx)
-            renumbered = _renumbered(conn)
+            renumbered = 0
+            if ctx.incremental:
+                stable = integer_primary_key(conn, table) is not None
+                changed, renumbered = incremental.changed_ids(
+                    conn, table, present["url"] or "url", plan.max_seq, stable
+                )
+                with ctx.phase("prepare"):
+                    prepare.run(ctx, only=changed)
+                with ctx.phase("region"):
+                    incremental.build_region(ctx, changed)
+                if config.n_min > 0:
+                    conn.execute(sql("small_hosts_incremental"), {"n_min": config.n_min})
+            else:
+                with ctx.phase("prepare"):
+                    prepare.run(ctx)
+                renumbered = _renumbered(conn)
+                if config.n_min > 0:
+                    conn.execute(sql("small_hosts"), {"n_min": config.n_min})
             with ctx.phase("elect_url"):
-                url_stats = elect.run_url(ctx)
+                elect.run_url(ctx)
             with ctx.phase("elect_exact"):
-                exact_stats = elect.run_exact(ctx)
+                elect.run_exact(ctx)
             with ctx.phase("near"):
                 near_stats = near.run(ctx)
             with ctx.phase("assign"):
                 run_script(conn, "assign")
+            (processed,) = conn.execute("SELECT count(*) FROM temp.run_assign").fetchone()
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise translate(exc, where) from exc
-        counts = _assignment_counts(conn)
         pruned = 0
         with ctx.phase("write_back"), transaction(conn):
-            write_back.run(ctx)
+            write_back.run(ctx, plan)
             if prune:
                 pruned = write_back.prune(conn, table)
+            counts = _table_counts(conn, table)
             wall = round(time.perf_counter() - t0, 4)
-            run_id = _record_run(
-                conn, config, started, wall, ctx.timings, counts, url_stats, exact_stats,
-                renumbered, pruned,
+            result = RunResult(
+                run_id=0,
+                mode=plan.mode,
+                method=config.method,
+                pages=ctx.total_pages,
+                processed=processed,
+                ignored=counts["ignored"],
+                url_duplicates=counts["url"],
+                exact_duplicates=counts["exact"],
+                near_duplicates=counts["near"],
+                groups=counts["groups"],
+                renumbered=renumbered,
+                pruned=pruned,
+                candidates=near_stats["candidates"],
+                edges=near_stats["edges"],
+                wall_seconds=wall,
+                timings=dict(ctx.timings),
             )
+            result.run_id = _record_run(conn, config, started, result)
             if on_phase is not None:
                 on_phase("commit")
-        return RunResult(
-            run_id=run_id,
-            mode="full",
-            method=config.method,
-            pages=ctx.total_pages,
-            processed=counts["processed"],
-            ignored=counts["ignored"],
-            url_duplicates=url_stats["url_duplicates"],
-            exact_duplicates=exact_stats["exact_duplicates"],
-            near_duplicates=counts["near"],
-            groups=counts["groups"],
-            renumbered=renumbered,
-            pruned=pruned,
-            candidates=near_stats["candidates"],
-            edges=near_stats["edges"],
-            wall_seconds=round(time.perf_counter() - t0, 4),
-            timings=dict(ctx.timings),
-        )
+        result.wall_seconds = round(time.perf_counter() - t0, 4)
+        return result
     except WebdedupError:
         raise
     except sqlite3.Error as exc:
@@ -254,52 +285,37 @@ def _renumbered(conn: sqlite3.Connection) -> int:
     )
 
 
-def _assignment_counts(conn: sqlite3.Connection) -> dict[str, int]:
-    row = conn.execute(
-        "SELECT count(*), "
-        "       coalesce(sum(dup_kind = 'ignored'), 0), "
-        "       coalesce(sum(dup_kind = 'near'), 0), "
-        "       count(DISTINCT dup_group) "
-        "FROM temp.run_assign"
-    ).fetchone()
-    return {"processed": row[0], "ignored": row[1], "near": row[2], "groups": row[3]}
+def _table_counts(conn: sqlite3.Connection, table: str) -> dict[str, int]:
+    """Totals over the whole annotated table (whatever part of it this run recomputed)."""
+    row = conn.execute(sql("table_counts", pages=quote(table))).fetchone()
+    return {"ignored": row[0], "url": row[1], "exact": row[2], "near": row[3], "groups": row[4]}
 
 
-def _record_run(
-    conn: sqlite3.Connection,
-    config: Config,
-    started: str,
-    wall: float,
-    timings: dict[str, float],
-    counts: dict[str, int],
-    url_stats: dict[str, int],
-    exact_stats: dict[str, int],
-    renumbered: int,
-    pruned: int,
-) -> int:
+def _record_run(conn: sqlite3.Connection, config: Config, started: str, r: RunResult) -> int:
     params = config.shaping_parameters() | {"webdedup_version": __version__}
     cur = conn.execute(
         "INSERT INTO _webdedup_runs (started_at, finished_at, mode, method, fingerprint, params, "
         "pages, processed, ignored, url_duplicates, exact_duplicates, near_duplicates, groups, "
         "renumbered, pruned, wall_seconds, timings, status) "
-        "VALUES (?, ?, 'full', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok')",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok')",
         (
             started,
             _now(),
+            r.mode,
             config.method,
             config.fingerprint(),
             json.dumps(params, sort_keys=True),
-            counts["processed"],
-            counts["processed"],
-            counts["ignored"],
-            url_stats["url_duplicates"],
-            exact_stats["exact_duplicates"],
-            counts["near"],
-            counts["groups"],
-            renumbered,
-            pruned,
-            wall,
-            json.dumps(timings),
+            r.pages,
+            r.processed,
+            r.ignored,
+            r.url_duplicates,
+            r.exact_duplicates,
+            r.near_duplicates,
+            r.groups,
+            r.renumbered,
+            r.pruned,
+            r.wall_seconds,
+            json.dumps(r.timings),
         ),
     )
     conn.executemany(

@@ -2,7 +2,7 @@
 
 ``NearSpec`` holds the phase-4 parameters derived from a :class:`~webdedup.config.Config`;
 ``sketch_texts`` makes the MinHash signature or SimHash of each text with its LSH band keys;
-``verify_pair`` and ``text_similarity`` are the verified similarities.
+``pair_score`` and ``text_similarity`` are the verified similarities.
 """
 
 from __future__ import annotations
@@ -90,16 +90,14 @@ def sketch_texts(
     raise ValueError(f"method {spec.method!r} has no sketches")
 
 
-def verify_pair(spec: NearSpec, a: Any, b: Any) -> float | None:
-    """The verified similarity of a candidate pair, or None when below the threshold.
+def pair_score(spec: NearSpec, a: Any, b: Any) -> float:
+    """The verified similarity of a candidate pair (an edge when >= ``spec.threshold``).
 
     ``a`` and ``b`` are shingle-hash arrays (minhash) or SimHash ints (simhash).
     """
     if spec.method == "minhash":
-        score = overlap(a, b) if spec.similarity == "overlap" else jaccard(a, b)
-    else:
-        score = sh.similarity(a, b)
-    return score if score >= spec.threshold else None
+        return overlap(a, b) if spec.similarity == "overlap" else jaccard(a, b)
+    return sh.similarity(a, b)
 
 
 def overlap(a: np.ndarray, b: np.ndarray) -> float:

@@ -26,9 +26,9 @@ from ..near.sketch import (
     LEVENSHTEIN_MAX_CHARS,
     NearSpec,
     candidates_from_keys,
+    pair_score,
     sketch_texts,
     text_similarity,
-    verify_pair,
 )
 from ..parallel import ordered_map
 from ..store import run_script, sql
@@ -191,48 +191,68 @@ def _banded_run(ctx: Any, spec: NearSpec) -> tuple[int, list[tuple[int, int, flo
     conn.execute("CREATE INDEX IF NOT EXISTS temp.run_bands_key ON run_bands(band_key)")
     pairs = conn.execute(sql("near_candidates")).fetchall()
     bar = ctx.bar("verify", total=len(pairs), unit="pair")
-    edges: list[tuple[int, int, float]] = []
+    hashes = dict(
+        conn.execute(
+            "SELECT id, content_hash FROM temp.run_prepared "
+            "WHERE id IN (SELECT id FROM temp.run_near_nodes)"
+        )
+    )
+    scores: dict[tuple[int, int], float] = {}
+    todo = pairs
+    if ctx.incremental:  # texts verified by an earlier run are not verified again
+        todo = []
+        for a, b in pairs:
+            cached = conn.execute(sql("verified_lookup"), _hash_pair(hashes, a, b)).fetchone()
+            if cached is None:
+                todo.append((a, b))
+            else:
+                scores[(a, b)] = cached[0]
+        bar.update(len(pairs) - len(todo))
     if spec.method == "simhash":  # the stored SimHashes are all verification needs
-        for start in range(0, len(pairs), VERIFY_BATCH):
-            chunk = pairs[start : start + VERIFY_BATCH]
-            hashes = _stored_simhashes(ctx, {x for pair in chunk for x in pair})
-            edges.extend(verify_pairs(spec, hashes, chunk))
+        for start in range(0, len(todo), VERIFY_BATCH):
+            chunk = todo[start : start + VERIFY_BATCH]
+            sims = _stored_simhashes(ctx, {x for pair in chunk for x in pair})
+            scores.update(score_pairs(spec, sims, chunk))
             bar.update(len(chunk))
     else:  # minhash: true shingle sets, computed from the texts in worker processes
-        workers = worker_count(ctx.config, len(pairs), minimum=PARALLEL_MIN_PAIRS)
-        chunks = [pairs[i : i + VERIFY_CHUNK] for i in range(0, len(pairs), VERIFY_CHUNK)]
+        workers = worker_count(ctx.config, len(todo), minimum=PARALLEL_MIN_PAIRS)
+        chunks = [todo[i : i + VERIFY_CHUNK] for i in range(0, len(todo), VERIFY_CHUNK)]
         jobs = (
-            (spec, fetch_pages(ctx, {x for pair in chunk for x in pair}), chunk)
-            for chunk in chunks
+            (spec, fetch_pages(ctx, {x for pair in chunk for x in pair}), chunk) for chunk in chunks
         )
         for chunk, found in zip(chunks, ordered_map(verify_chunk, jobs, workers), strict=True):
-            edges.extend(found)
+            scores.update(found)
             bar.update(len(chunk))
     bar.close()
+    conn.executemany(
+        "INSERT OR IGNORE INTO temp.run_verified (hash_a, hash_b, score) VALUES (?, ?, ?)",
+        [(*_hash_pair(hashes, a, b), s) for (a, b), s in scores.items()],
+    )
+    edges = [(a, b, s) for (a, b), s in sorted(scores.items()) if s >= spec.threshold]
     return len(pairs), edges
 
 
-def verify_pairs(
+def _hash_pair(hashes: dict[int, str], a: int, b: int) -> tuple[str, str]:
+    ha, hb = hashes[a], hashes[b]
+    return (ha, hb) if ha < hb else (hb, ha)
+
+
+def score_pairs(
     spec: NearSpec, feats: dict[int, Any], pairs: Iterable[tuple[int, int]]
-) -> list[tuple[int, int, float]]:
-    """The verified edges among ``pairs`` (features: shingle arrays or SimHashes)."""
-    edges = []
-    for a, b in pairs:
-        score = verify_pair(spec, feats[a], feats[b])
-        if score is not None:
-            edges.append((a, b, round(float(score), 6)))
-    return edges
+) -> dict[tuple[int, int], float]:
+    """The similarity of each candidate pair (features: shingle arrays or SimHashes)."""
+    return {(a, b): round(float(pair_score(spec, feats[a], feats[b])), 6) for a, b in pairs}
 
 
 def verify_chunk(
     spec: NearSpec, pages: dict[int, PageInput], pairs: Sequence[tuple[int, int]]
-) -> list[tuple[int, int, float]]:
-    """Verify candidate pairs from the raw pages (pure; runs in worker processes)."""
+) -> dict[tuple[int, int], float]:
+    """Score candidate pairs from the raw pages (pure; runs in worker processes)."""
     feats = {
         pid: shingle_hashes(digest_text(page_text(page)).sketch, spec.shingle_size)
         for pid, page in pages.items()
     }
-    return verify_pairs(spec, feats, pairs)
+    return score_pairs(spec, feats, pairs)
 
 
 def _stored_simhashes(ctx: Any, ids: Iterable[int]) -> dict[int, int]:
@@ -263,7 +283,10 @@ def _levenshtein_run(ctx: Any, spec: NearSpec) -> Iterator[tuple[int, int, float
         window_texts = carry_texts + [texts[i] for i in block]
         n_carry = len(carry_ids)
         for i, j, score in window_pairs(
-            window_texts, spec.distance, spec.threshold, workers=workers,
+            window_texts,
+            spec.distance,
+            spec.threshold,
+            workers=workers,
             max_chars=LEVENSHTEIN_MAX_CHARS,
         ):
             if j >= n_carry:  # pairs inside the carried-over part came with the previous block
@@ -303,13 +326,14 @@ def near_in_memory(
             feats = {
                 n[0]: int.from_bytes(s[0], "little") for n, s in zip(nodes, sketches, strict=True)
             }
-        edges = []
-        for a, b in sorted(candidates_from_keys(keys)):
-            if component[a] == component[b]:
-                continue
-            score = verify_pair(spec, feats[a], feats[b])
-            if score is not None:
-                edges.append((a, b, round(float(score), 6)))
+        pairs = [
+            (a, b) for a, b in sorted(candidates_from_keys(keys)) if component[a] != component[b]
+        ]
+        edges = [
+            (a, b, s)
+            for (a, b), s in score_pairs(spec, feats, pairs).items()
+            if s >= spec.threshold
+        ]
     group_edges = component_edges(edges, component)
     linked = {x for pair in group_edges for x in pair}
     assigned = group_near(

@@ -15,7 +15,7 @@ from ..config import Config
 from ..extract import extract_text
 from ..near.sketch import NearSpec, sketch_texts
 from ..parallel import cpu_count, ordered_map
-from ..store import quote, run_script, sql
+from ..store import quote, run_script
 from ..text import digest_text
 from ..timestamps import parse_timestamp
 from ..urls import IgnoreRules, canonical_host, canonicalize_url, is_https
@@ -191,11 +191,12 @@ def worker_count(config: Config, amount: int, minimum: int = PARALLEL_MIN_PAGES)
     return cpu_count() if amount >= minimum else 1
 
 
-def run(ctx: Any) -> dict[str, int]:
+def run(ctx: Any, only: set[int] | None = None) -> dict[str, int]:
     """Stream ``pages`` into ``temp.run_prepared`` (and sketches into ``temp.run_sketches``).
 
-    Texts are read one row at a time and prepared in bounded batches, in worker processes
-    when there are enough pages.
+    With ``only``, just those page ids (the changed pages of an incremental run). Texts are
+    read one row at a time and prepared in bounded batches, in worker processes when there
+    are enough pages. The ``n_min`` filter is applied later, once every page is known.
     """
     from .near import store_sketches
 
@@ -204,11 +205,18 @@ def run(ctx: Any) -> dict[str, int]:
     spec = NearSpec.from_config(config) if config.method != "levenshtein" else None
     job = PrepareJob(config, spec)
     insert = "INSERT INTO temp.run_prepared VALUES (" + ", ".join("?" * 14) + ")"
+    select = select_pages_sql(ctx.table, ctx.present)
+    total = ctx.total_pages
+    if only is not None:
+        conn.execute("CREATE TEMP TABLE run_only (id INTEGER PRIMARY KEY)")
+        conn.executemany("INSERT INTO temp.run_only (id) VALUES (?)", [(i,) for i in only])
+        select += " WHERE rowid IN (SELECT id FROM temp.run_only)"
+        total = len(only)
     reader = conn.cursor()
-    reader.execute(select_pages_sql(ctx.table, ctx.present))
-    bar = ctx.bar("prepare", total=ctx.total_pages, unit="page")
+    reader.execute(select)
+    bar = ctx.bar("prepare", total=total, unit="page")
     seen = 0
-    workers = worker_count(config, ctx.total_pages)
+    workers = worker_count(config, total)
     batches = _batches(iter_pages(reader), BATCH_PAGES, BATCH_CHARS)
     for results in ordered_map(prepare_batch, ((job, b) for b in batches), workers):
         conn.executemany(insert, [row for row, _ in results])
@@ -218,6 +226,4 @@ def run(ctx: Any) -> dict[str, int]:
         seen += len(results)
         bar.update(len(results))
     bar.close()
-    if config.n_min > 0:
-        conn.execute(sql("small_hosts"), {"n_min": config.n_min})
     return {"pages": seen, "workers": workers}

@@ -18,6 +18,7 @@ from ..store import (
     table_columns,
     table_exists,
 )
+from .incremental import install_triggers
 
 #: The columns webdedup adds to ``pages``, with their SQL types.
 OUTPUT_COLUMNS: dict[str, str] = {
@@ -46,15 +47,27 @@ def add_output_columns(conn: sqlite3.Connection, table: str) -> list[str]:
     return added
 
 
-def run(ctx: Any) -> dict[str, int]:
-    """Annotate ``pages`` and save the run's state (call inside the write transaction)."""
+def run(ctx: Any, plan: Any) -> dict[str, int]:
+    """Annotate ``pages`` and save the run's state (call inside the write transaction).
+
+    A full run replaces all state and (re)installs the change-tracking triggers; an
+    incremental run replaces the state of its region only. Either consumes the queued
+    changes it read (``seq <= plan.max_seq``); changes queued since stay for the next run.
+    """
     conn = ctx.conn
     migrate(conn)
     add_output_columns(conn, ctx.table)
     before = conn.total_changes
     run_script(conn, "write_back", pages=quote(ctx.table), url=quote(ctx.present["url"]))
     written = conn.total_changes - before
-    run_script(conn, "save_state")
+    if plan.mode == "incremental":
+        run_script(conn, "save_state_incremental")
+    else:
+        run_script(conn, "save_state")
+        install_triggers(conn, ctx.table, ctx.present)
+        # rows inserted after this run's snapshot, maybe before the triggers existed
+        run_script(conn, "queue_unseen", pages=quote(ctx.table))
+    conn.execute("DELETE FROM _webdedup_changes WHERE seq <= ?", (plan.max_seq,))
     return {"written": written}
 
 

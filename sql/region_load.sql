@@ -1,0 +1,13 @@
+-- Load the stored state of the region's unchanged pages next to the freshly prepared changed
+-- ones. Deleted pages (queued, no longer in pages) are in the region but get no rows.
+INSERT INTO temp.run_prepared
+SELECT * FROM main._prepared
+WHERE id IN (SELECT id FROM temp.run_region) AND id NOT IN (SELECT id FROM temp.run_changed);
+INSERT INTO temp.run_sketches
+SELECT * FROM main._webdedup_sketches
+WHERE id IN (SELECT id FROM temp.run_region) AND id NOT IN (SELECT id FROM temp.run_changed);
+INSERT INTO temp.run_bands (band_key, id)
+SELECT band_key, id FROM main._webdedup_bands
+WHERE id IN (SELECT id FROM temp.run_region) AND id NOT IN (SELECT id FROM temp.run_changed);
+-- the n_min filter is recomputed from the whole table's host counts (sql/small_hosts_incremental.sql)
+UPDATE temp.run_prepared SET ignored = NULL WHERE ignored = 'small_host';

@@ -1,0 +1,241 @@
+"""Incremental nightly runs: equal to a full run, stable ids, change detection, concurrency."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import annotations, make_page, real_texts, write_pages
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from webdedup import Deduplicator
+
+
+def variants() -> list[str]:
+    """Texts with real near-duplicates among them: originals, cut, framed and exact copies."""
+    out = []
+    for rec in real_texts()[:6]:
+        words = rec["text"].split()[:300]
+        text = " ".join(words)
+        out += [
+            text,
+            " ".join(words[: int(len(words) * 0.85)]),  # truncated
+            "Home News Sport Weather " + text + " Contact us Privacy",  # framed
+            text.upper(),  # an exact duplicate after normalization
+        ]
+    out.append("too short to judge")
+    return out
+
+
+TEXTS = variants()
+URLS = [f"https://{h}.example/{p}" for h in ("a", "b", "www.a") for p in ("x", "y", "x/", "z")]
+URLS += [f"http://a.example/x?utm_source={i}" for i in range(2)]
+
+
+def page(url_i: int, text_i: int, day: int) -> dict:
+    return make_page(
+        URLS[url_i % len(URLS)], TEXTS[text_i % len(TEXTS)], crawled=f"2024-01-{day % 28 + 1:02d}"
+    )
+
+
+def insert(path: Path, pages: list[dict]) -> None:
+    with sqlite3.connect(path) as conn:
+        conn.executemany(
+            "INSERT INTO pages (url, content, crawled) VALUES (?, ?, ?)",
+            [(p["url"], p["content"], p.get("crawled")) for p in pages],
+        )
+
+
+def full_twin(path: Path, tmp: Path, method: str) -> dict:
+    twin = tmp / f"twin-{method}.sqlite"
+    shutil.copy(path, twin)
+    for suffix in ("-wal", "-shm"):
+        if Path(str(path) + suffix).exists():
+            shutil.copy(str(path) + suffix, str(twin) + suffix)
+    Deduplicator(method=method).run_on_db(twin, full=True)
+    return annotations(twin)
+
+
+_page = st.tuples(st.integers(0, 100), st.integers(0, 100), st.integers(0, 27))
+_op = st.one_of(
+    st.tuples(st.just("insert"), st.lists(_page, min_size=1, max_size=6)),
+    st.tuples(st.just("update"), st.integers(0, 1000), _page),
+    st.tuples(st.just("delete"), st.integers(0, 1000)),
+)
+
+
+@pytest.mark.parametrize("method", ["minhash", "simhash", "levenshtein"])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(first=st.lists(_page, min_size=1, max_size=10), ops=st.lists(_op, min_size=1, max_size=6))
+def test_incremental_runs_equal_a_full_run(tmp_path_factory, method, first, ops):
+    tmp = tmp_path_factory.mktemp("inc")
+    path = write_pages(tmp / "crawl.sqlite", [page(*p) for p in first])
+    d = Deduplicator(method=method)
+    d.run_on_db(path)
+    for op in ops:
+        with sqlite3.connect(path) as conn:
+            ids = [r[0] for r in conn.execute("SELECT id FROM pages ORDER BY id")]
+            if op[0] == "insert":
+                insert(path, [page(*p) for p in op[1]])
+            elif op[0] == "update" and ids:
+                p = page(*op[2])
+                conn.execute(
+                    "UPDATE pages SET url = ?, content = ? WHERE id = ?",
+                    (p["url"], p["content"], ids[op[1] % len(ids)]),
+                )
+            elif op[0] == "delete" and ids:
+                conn.execute("DELETE FROM pages WHERE id = ?", (ids[op[1] % len(ids)],))
+        result = d.run_on_db(path)
+        assert result.mode == ("full" if method == "levenshtein" else "incremental")
+    assert annotations(path) == full_twin(path, tmp, method)
+
+
+def test_incremental_run_processes_only_the_changes(db_builder):
+    pages = [page(i, i, i) for i in range(20)]
+    path = db_builder(pages)
+    first = Deduplicator().run_on_db(path)
+    assert first.mode == "full" and first.processed == 20
+    insert(path, [make_page("https://new.example/1", real_texts()[40]["text"])])
+    second = Deduplicator().run_on_db(path)
+    assert second.mode == "incremental"
+    assert second.processed == 1  # the new page only: it is linked to nothing
+    again = Deduplicator().run_on_db(path)
+    assert again.mode == "incremental" and again.processed == 0
+
+
+def test_unrelated_pages_change_no_existing_annotation(db_builder):
+    pages = [page(i, i, i) for i in range(30)]
+    path = db_builder(pages)
+    Deduplicator().run_on_db(path)
+    before = annotations(path)
+    insert(
+        path,
+        [make_page(f"https://other{i}.example/", real_texts()[50 + i]["text"]) for i in range(5)],
+    )
+    Deduplicator().run_on_db(path)
+    after = annotations(path)
+    assert {k: after[k] for k in before} == before
+
+
+def test_merges_keep_the_older_group_id(db_builder):
+    base = " ".join(real_texts()[3]["text"].split()[:300])
+    path = db_builder([make_page("https://one.example/", base)])
+    Deduplicator().run_on_db(path)
+    insert(path, [make_page("https://two.example/", base.upper(), crawled="2030-01-01")])
+    Deduplicator().run_on_db(path)
+    rows = annotations(path)
+    assert rows[1][3] == rows[2][3] == 1  # the group keeps id 1
+    assert rows[2][5] == 2  # the newer crawl won the election: the canonical changed
+
+
+def test_parameter_change_forces_full_run_with_a_message(db_builder):
+    path = db_builder([page(i, i, i) for i in range(8)])
+    Deduplicator().run_on_db(path)
+    said: list[str] = []
+    r = Deduplicator(threshold=0.8).run_on_db(path, on_message=said.append)
+    assert r.mode == "full" and "parameters that shape signatures or edges changed" in said[0]
+    r = Deduplicator(threshold=0.8).run_on_db(path, on_message=said.append)
+    assert r.mode == "incremental"
+    r = Deduplicator(threshold=0.8).run_on_db(path, full=True, on_message=said.append)
+    assert r.mode == "full" and "--full" in said[-1]
+
+
+def test_dropped_triggers_are_noticed(db_builder):
+    path = db_builder([page(i, i, i) for i in range(8)])
+    Deduplicator().run_on_db(path)
+    with sqlite3.connect(path) as conn:
+        conn.execute('DROP TRIGGER "_webdedup_pages_insert"')
+    insert(path, [page(3, 3, 3)])
+    said: list[str] = []
+    r = Deduplicator().run_on_db(path, on_message=said.append)
+    assert r.mode == "full" and "triggers" in said[0]
+    assert annotations(path)[9][3] is not None
+
+
+def test_write_back_does_not_queue_itself(db_builder):
+    path = db_builder([page(i, i, i) for i in range(8)])
+    Deduplicator().run_on_db(path)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM _webdedup_changes").fetchone()[0] == 0
+        conn.execute("UPDATE pages SET dup_score = 0.5 WHERE id = 1")  # an output column
+        assert conn.execute("SELECT count(*) FROM _webdedup_changes").fetchone()[0] == 0
+        conn.execute("UPDATE pages SET content = 'changed text' WHERE id = 1")  # an input one
+        assert conn.execute("SELECT count(*) FROM _webdedup_changes").fetchone()[0] == 1
+
+
+WRITER = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], timeout=30)
+print("ready", flush=True)
+for i in range(int(sys.argv[2])):
+    with conn:
+        conn.execute("INSERT INTO pages (url, content, crawled) VALUES (?, ?, '2024-06-01')",
+                     (f"https://writer.example/{i}", f"page number {i} " * 60))
+    time.sleep(0.002)
+print("done", flush=True)
+"""
+
+
+def test_a_crawler_writing_during_the_run_loses_nothing(tmp_path):
+    texts = [r["text"] for r in real_texts()[:300]]
+    pages = [
+        make_page(f"https://s{i % 40}.example/{i}", texts[i % len(texts)]) for i in range(3000)
+    ]
+    path = write_pages(tmp_path / "crawl.sqlite", pages)
+    Deduplicator().run_on_db(path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE pages SET content = content || ' edited' WHERE id % 3 = 0")
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path), "400"], stdout=subprocess.PIPE, text=True
+    )
+    assert writer.stdout.readline().strip() == "ready"
+    result = Deduplicator(busy_timeout=30).run_on_db(path)  # no error on this side...
+    assert writer.wait(timeout=120) == 0  # ...nor on the crawler's
+    assert result.mode == "incremental"
+    Deduplicator().run_on_db(path)  # the rows written during the run are picked up now
+    rows = annotations(path)
+    assert len(rows) == 3400
+    assert all(v[3] is not None for v in rows.values())  # every page annotated, none lost
+    assert annotations(path) == full_twin(path, tmp_path, "minhash")
+
+
+CHILD = """
+import sys, time
+from webdedup import Deduplicator
+def hook(name):
+    print(name, flush=True)
+    if name == sys.argv[2]:
+        time.sleep(600)
+Deduplicator(on_phase=hook).run_on_db(sys.argv[1])
+"""
+
+
+@pytest.mark.parametrize("phase", ["prepare", "region", "near", "write_back", "commit"])
+def test_sigkill_in_any_phase_of_an_incremental_run(tmp_path, phase):
+    path = write_pages(tmp_path / "crawl.sqlite", [page(i, i, i) for i in range(30)])
+    Deduplicator().run_on_db(path)
+    insert(path, [page(i, i + 3, i) for i in range(10)])
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM pages WHERE id IN (2, 5)")
+    from conftest import dump
+
+    before = dump(path)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(path), phase], stdout=subprocess.PIPE, text=True
+    )
+    for line in child.stdout:
+        if line.strip() == phase:
+            break
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    assert dump(path) == before  # pages and state as they were
+    assert Deduplicator().run_on_db(path).mode == "incremental"
+    assert annotations(path) == full_twin(path, tmp_path, "minhash")

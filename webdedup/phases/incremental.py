@@ -1,0 +1,173 @@
+"""Incremental runs: change tracking on ``pages`` and the region a nightly run recomputes.
+
+The first run is full and installs triggers (``sql/triggers.sql``) that queue the ids of
+inserted, deleted and updated pages in ``_webdedup_changes``. A later run prepares only the
+queued pages, then grows a *region* from them: every page linked to a changed page by a
+canonical URL, a content hash, a stored near-duplicate edge or an LSH band collision, and so
+on transitively (``sql/region.sql``). The region is a union of whole components of the link
+graph, and every phase's result on a component depends on that component alone, so running
+the unchanged phases 2-4 on the region gives exactly what a full run would give there; the
+pages outside it keep their annotations.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from ..config import Config
+from ..store import quote, run_script, schema_version, table_exists
+from .prepare import url_hash
+
+#: The input columns whose updates are queued (never webdedup's output columns).
+TRACKED = ("url", "content", "html", "datetime", "crawled", "category")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What kind of run to do, and why."""
+
+    mode: str  # "full" | "incremental"
+    reason: str
+    max_seq: int  # the queue rows (seq <= max_seq) this run consumes
+
+
+def trigger_names(table: str) -> dict[str, str]:
+    return {f"{op}_trigger": f"_webdedup_{table}_{op}" for op in ("insert", "delete", "update")}
+
+
+def tracked_columns(present: dict[str, str | None]) -> list[str]:
+    return sorted({real for name in TRACKED if (real := present.get(name))})
+
+
+def install_triggers(conn: sqlite3.Connection, table: str, present: dict[str, str | None]) -> None:
+    """(Re)create the change-tracking triggers on ``table`` (inside the write transaction)."""
+    columns = tracked_columns(present)
+    names = {k: quote(v) for k, v in trigger_names(table).items()}
+    run_script(
+        conn, "triggers", table=quote(table), columns=", ".join(map(quote, columns)), **names
+    )
+    conn.execute(
+        "INSERT OR REPLACE INTO _webdedup_meta (key, value) VALUES ('triggers', ?)",
+        (json.dumps({"table": table, "columns": columns}),),
+    )
+
+
+def triggers_intact(conn: sqlite3.Connection, table: str, present: dict[str, str | None]) -> bool:
+    """True when all three triggers exist on ``table`` for the current tracked columns."""
+    found = {
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?", (table,)
+        )
+    }
+    if not set(trigger_names(table).values()) <= found:
+        return False
+    row = conn.execute("SELECT value FROM _webdedup_meta WHERE key = 'triggers'").fetchone()
+    want = {"table": table, "columns": tracked_columns(present)}
+    return bool(row) and json.loads(row[0]) == want
+
+
+def _meta(conn: sqlite3.Connection, key: str) -> str | None:
+    if not table_exists(conn, "_webdedup_meta"):
+        return None
+    row = conn.execute("SELECT value FROM _webdedup_meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def max_queued(conn: sqlite3.Connection) -> int:
+    if not table_exists(conn, "_webdedup_changes"):
+        return 0
+    return int(conn.execute("SELECT coalesce(max(seq), 0) FROM _webdedup_changes").fetchone()[0])
+
+
+def plan_run(
+    conn: sqlite3.Connection,
+    config: Config,
+    table: str,
+    present: dict[str, str | None],
+    full: bool,
+) -> Plan:
+    """Decide between a full and an incremental run (read-only)."""
+    seq = max_queued(conn)
+    if full:
+        return Plan("full", "a full run was asked for (--full)", seq)
+    if schema_version(conn) < 2 or not table_exists(conn, "_prepared"):
+        return Plan("full", "first run on this database", seq)
+    stored = _meta(conn, "fingerprint")
+    if stored != config.fingerprint():
+        return Plan(
+            "full",
+            "the parameters that shape signatures or edges changed since the last run "
+            f"(fingerprint {stored} -> {config.fingerprint()}): rebuilding everything",
+            seq,
+        )
+    if config.method == "levenshtein":
+        return Plan("full", "the levenshtein window is global: every run is a full run", seq)
+    if not triggers_intact(conn, table, present):
+        return Plan(
+            "full",
+            f"the change-tracking triggers on {table!r} are missing (the table was rebuilt or "
+            "the triggers dropped): running a full pass and installing them again",
+            seq,
+        )
+    return Plan("incremental", "only the changes queued since the last run", seq)
+
+
+def changed_ids(
+    conn: sqlite3.Connection, table: str, url_column: str, max_seq: int, stable_rowids: bool
+) -> tuple[set[int], int]:
+    """Queued ids, plus (without an INTEGER PRIMARY KEY) rows renumbered by VACUUM.
+
+    VACUUM fires no trigger; a rowid that now holds another URL than the one prepared for it,
+    a new rowid, and a prepared id that no longer exists are all treated as changed. Returns
+    the ids and how many were found by that check.
+    """
+    queued = "SELECT DISTINCT id FROM _webdedup_changes WHERE seq <= ?"
+    ids = {r[0] for r in conn.execute(queued, (max_seq,))}
+    renumbered: set[int] = set()
+    if not stable_rowids:
+        prepared = dict(conn.execute("SELECT id, url_hash FROM main._prepared"))
+        for rowid, url in conn.execute(f"SELECT rowid, {quote(url_column)} FROM {quote(table)}"):
+            if isinstance(url, bytes):
+                url = url.decode("utf-8", "replace")
+            if prepared.pop(rowid, None) != url_hash(url if isinstance(url, str) else None):
+                renumbered.add(rowid)
+        renumbered.update(prepared)  # prepared ids that are gone
+    return ids | renumbered, len(renumbered - ids)
+
+
+def build_region(ctx: Any, changed: set[int]) -> dict[str, int]:
+    """Grow the region from the changed pages and load its unchanged pages' state.
+
+    Expects ``temp.run_prepared``/``run_sketches``/``run_bands`` to hold the changed pages
+    (phase 1 on them); leaves every region page there and the region ids in ``run_region``.
+    """
+    conn = ctx.conn
+    run_script(conn, "region_tables")
+    conn.executemany("INSERT INTO temp.run_changed (id) VALUES (?)", [(i,) for i in changed])
+    conn.execute("INSERT INTO temp.run_region (id) SELECT id FROM temp.run_changed")
+    # new near-duplicate candidates of the changed pages: their LSH band collisions
+    conn.execute(
+        "INSERT OR IGNORE INTO temp.run_region (id) SELECT DISTINCT m.id FROM temp.run_bands AS b "
+        "JOIN main._webdedup_bands AS m ON m.band_key = b.band_key"
+    )
+    if ctx.config.n_min > 0:  # a changed page changes its host's page count
+        conn.execute(
+            "INSERT OR IGNORE INTO temp.run_region (id) SELECT id FROM main._prepared "
+            "WHERE host IN (SELECT host FROM main._prepared WHERE id IN "
+            "(SELECT id FROM temp.run_changed) UNION SELECT host FROM temp.run_prepared)"
+        )
+    conn.execute("INSERT INTO temp.run_frontier (id) SELECT id FROM temp.run_region")
+    steps = 0
+    while True:
+        steps += 1
+        run_script(conn, "region_step")
+        added = conn.execute("SELECT count(*) FROM temp.run_frontier").fetchone()[0]
+        if added == 0:
+            break
+    run_script(conn, "region_load")
+    (size,) = conn.execute("SELECT count(*) FROM temp.run_region").fetchone()
+    return {"changed": len(changed), "region": size, "steps": steps}
