@@ -277,3 +277,24 @@ def test_invalid_utf8_and_lone_surrogates_do_not_stop_a_run(db_builder):
 
     rows = Deduplicator().run_on_list([{"url": "https://b.example/", "content": "bad \ud800 x"}])
     assert rows[0]["content_hash"] is not None
+
+
+def test_stats_reports_kinds_groups_runs_and_state(db_builder):
+    import json
+
+    path = db_builder(crawl_with_duplicates(20))
+    assert invoke("stats", str(path)).exit_code == 3  # never run yet
+    invoke("db", str(path), "-q")
+    invoke("db", str(path), "-q")
+    res = invoke("stats", str(path))
+    assert res.exit_code == 0
+    for words in ("by kind:", "group sizes:", "last runs:", "incremental", "state:", "_prepared"):
+        assert words in res.output
+    data = json.loads(invoke("stats", str(path), "--json").output)
+    rows = annotations(path)
+    assert data["pages"] == len(rows)
+    assert data["kinds"]["url"] == sum(v[7] == "url" for v in rows.values())
+    assert [r["mode"] for r in data["runs"]] == ["incremental", "full"]
+    assert sum(g["pages"] for g in data["group_sizes"]) == sum(
+        v[3] is not None for v in rows.values()
+    )

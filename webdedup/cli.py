@@ -447,6 +447,25 @@ def explain_command(
         click.echo(format_explanation(explanation))
 
 
+@cli.command("stats")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--runs", type=int, default=5, show_default=True, help="How many last runs to list.")
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+def stats_command(path: str, runs: int, as_json: bool) -> None:
+    """Counts by kind, group-size histogram, the last runs and the size of webdedup's state.
+
+    \b
+    Example:
+        webdedup stats crawl.sqlite
+        webdedup stats crawl.sqlite --runs 20 --json
+    """
+    from .stats import collect_stats, format_stats
+
+    with errors_to_exit_codes():
+        result = collect_stats(path, runs=runs)
+    click.echo(json.dumps(result.as_dict(), indent=2) if as_json else format_stats(result))
+
+
 @cli.command("restore")
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--table", default=None, help="Name of the crawler's table [default: pages].")

@@ -94,8 +94,11 @@ def plan_run(
     seq = max_queued(conn)
     if full:
         return Plan("full", "a full run was asked for (--full)", seq)
-    if schema_version(conn) < 2 or not table_exists(conn, "_prepared"):
+    version = schema_version(conn)
+    if version == 0 or not table_exists(conn, "_prepared"):
         return Plan("full", "first run on this database", seq)
+    if version < 2:
+        return Plan("full", f"the stored state is from an older webdedup (schema {version})", seq)
     stored = _meta(conn, "fingerprint")
     if stored != config.fingerprint():
         return Plan(
