@@ -3,6 +3,7 @@
 
     python scripts/bench.py                      # 20,000 pages, every method
     python scripts/bench.py --pages 5000 --methods minhash
+    python scripts/bench.py --pages 200000 --nightly 2000   # full run, then a nightly run
 
 Each run is a fresh copy of the corpus database, run in its own process so its peak memory
 (max RSS) can be read; pages/s is pages over the run's wall time end to end (all phases,
@@ -17,6 +18,7 @@ import json
 import os
 import platform
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -30,8 +32,9 @@ from webdedup import Deduplicator
 t0 = time.perf_counter()
 r = Deduplicator(method=sys.argv[2]).run_on_db(sys.argv[1])
 wall = time.perf_counter() - t0
-print(json.dumps({"wall": wall, "timings": r.timings, "pages": r.pages,
-                  "near": r.near_duplicates, "candidates": r.candidates, "edges": r.edges,
+print(json.dumps({"wall": wall, "timings": r.timings, "pages": r.pages, "mode": r.mode,
+                  "processed": r.processed, "near": r.near_duplicates,
+                  "candidates": r.candidates, "edges": r.edges,
                   "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 """
 
@@ -49,12 +52,50 @@ def build_corpus(path: Path, pages: int, seed: int) -> None:
 def run_method(corpus: Path, method: str, workdir: Path) -> dict:
     db = workdir / f"bench-{method}.sqlite"
     shutil.copy(corpus, db)
+    result = run_child(db, method)
+    db.unlink()
+    return result
+
+
+def run_child(db: Path, method: str) -> dict:
     out = subprocess.run(
         [sys.executable, "-c", CHILD, str(db), method], capture_output=True, text=True, check=True
     )
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    db.unlink()
-    return result
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def nightly(corpus: Path, pages: int, new: int, work: Path) -> None:
+    """A full run over the first ``pages`` pages, then one over ``new`` pages added after."""
+    db = work / "nightly.sqlite"
+    shutil.copy(corpus, db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM pages WHERE id > ?", (pages,))
+    full = run_child(db, "minhash")
+    with sqlite3.connect(db) as conn:
+        conn.execute("ATTACH DATABASE ? AS corpus", (str(corpus),))
+        conn.execute(
+            "INSERT INTO pages (id, url, title, content, datetime, crawled, category) "
+            "SELECT id, url, title, content, datetime, crawled, category FROM corpus.pages "
+            "WHERE id > ?",
+            (pages,),
+        )
+        (dups,) = conn.execute(
+            "SELECT count(*) FROM corpus.corpus_truth "
+            "WHERE page_id > ? AND original_id IS NOT NULL",
+            (pages,),
+        ).fetchone()
+    night = run_child(db, "minhash")
+    print(
+        f"nightly run (minhash): {pages:,} pages, then {new:,} new pages "
+        f"({dups:,} of them derived duplicates of other pages)"
+    )
+    print(f"  full run      {full['wall']:>8.2f} s  ({full['mode']}, {full['processed']:,} pages)")
+    print(
+        f"  nightly run   {night['wall']:>8.2f} s  ({night['mode']}, {night['processed']:,} pages "
+        "recomputed)"
+    )
+    print(f"  nightly / full = {100 * night['wall'] / full['wall']:.1f}%")
+    print("  nightly phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in night["timings"].items()))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,6 +103,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--methods", default="minhash,simhash,levenshtein")
+    parser.add_argument(
+        "--nightly",
+        type=int,
+        metavar="NEW",
+        default=0,
+        help="Measure a nightly run: a full run over --pages, then NEW pages added.",
+    )
     args = parser.parse_args(argv)
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
@@ -69,7 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         corpus = work / "corpus.sqlite"
-        build_corpus(corpus, args.pages, args.seed)
+        build_corpus(corpus, args.pages + args.nightly, args.seed)
+        if args.nightly:
+            nightly(corpus, args.pages, args.nightly, work)
+            return 0
         print(
             f"corpus: {args.pages:,} pages (scripts/make_corpus.py, seed {args.seed}), "
             f"{corpus.stat().st_size / 1e6:.0f} MB"

@@ -86,7 +86,9 @@ def test_nightly_recrawl_joins_first_captures(tmp_path: Path) -> None:
     Deduplicator().run_on_db(db)
     second = ingest(db, [WARC / "datagovuk-crawl2.warc.gz"], workers=2)
     assert second.revisits == 26 and second.pages == 32
-    Deduplicator().run_on_db(db)
+    nightly = Deduplicator().run_on_db(db)
+    # the second db run is incremental: the 32 new pages, and the first captures they join
+    assert nightly.mode == "incremental" and nightly.processed == 64
     pairs = rows(
         db,
         "SELECT a.url, a.dup_group = b.dup_group FROM pages a JOIN pages b "

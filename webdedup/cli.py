@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from . import __version__
-from .config import METHODS, Columns, Config
+from .config import METHODS, SIMILARITIES, Columns, Config
 from .dedup import Deduplicator
 from .election import ELECTION_KEYS
 from .errors import ConfigError, WebdedupError
@@ -154,6 +154,25 @@ def cli() -> None:
     type=int,
     default=None,
     help="Pages with fewer words never join a near-duplicate group [default: 50].",
+)
+@click.option(
+    "--similarity",
+    type=click.Choice(SIMILARITIES),
+    default=None,
+    help="How minhash verifies a candidate: overlap (shared shingles over the smaller "
+    "page's) or jaccard [default: overlap].",
+)
+@click.option(
+    "--lsh-threshold",
+    type=float,
+    default=None,
+    help="Jaccard level the minhash LSH bands find candidates at [default: 0.4].",
+)
+@click.option(
+    "--chain-floor",
+    type=float,
+    default=None,
+    help="A page joins a near group only if this similar to its canonical [default: 0.5].",
 )
 @click.option(
     "--busy-timeout",

@@ -1,13 +1,13 @@
-"""Phase 4, near-duplicates: sketches, candidates, verification, clustering.
+"""Phase 4, near-duplicates: candidates, verification, clustering.
 
-Sketches (MinHash signatures or SimHashes) and their LSH band keys are computed during
-phase 1, while the text is in hand (:class:`Sketcher`). After the elections, candidates are
-pairs of exact winners that share a band key (an SQL self-join on an index); each candidate is
-**verified** before it becomes an edge: the true Jaccard similarity of the shingle sets for
+Sketches (MinHash signatures or SimHashes) and their LSH band keys are computed in phase 1,
+while the text is in hand (``prepare.prepare_batch``). The nodes of phase 4 are the distinct
+texts of the exact groups (``sql/near_nodes.sql``). Candidates are pairs of nodes of different
+groups that share a band key (an SQL self-join on an index); each candidate is **verified**
+before it becomes an edge: the overlap coefficient (or Jaccard) of the true shingle sets for
 ``minhash``, the SimHash similarity for ``simhash``. The ``levenshtein`` method compares each
-exact winner with the next ``distance`` ones in canonical-URL order instead. Edges are
-clustered into stars around the best page by election order (:func:`star_clusters`), so a
-chain A~B~C never joins unrelated A and C through B.
+node with the next ``distance`` ones in canonical-URL order instead. Edges are lifted to the
+exact groups and clustered by :func:`group_near` (stars, no chaining).
 
 Pages with fewer than ``min_words`` words are never sketched nor compared.
 """
