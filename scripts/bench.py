@@ -4,6 +4,7 @@
     python scripts/bench.py                      # 20,000 pages, every method
     python scripts/bench.py --pages 5000 --methods minhash
     python scripts/bench.py --pages 200000 --nightly 2000   # full run, then a nightly run
+    python scripts/bench.py --ingest                         # ingest with extraction, 2 cores
 
 Each run is a fresh copy of the corpus database, run in its own process so its peak memory
 (max RSS) can be read; pages/s is pages over the run's wall time end to end (all phases,
@@ -22,6 +23,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,6 +100,25 @@ def nightly(corpus: Path, pages: int, new: int, work: Path) -> None:
     print("  nightly phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in night["timings"].items()))
 
 
+def bench_ingest(data: Path, workers: int, work: Path) -> None:
+    """Pages/s of `webdedup ingest` (trafilatura extraction included) on real inputs."""
+    from webdedup.ingest import ingest
+
+    inputs = {
+        "aut-2008-crawl.warc.gz": [data / "warc" / "aut-2008-crawl.warc.gz"],
+        "html/ (aeb + aed)": [data / "html" / "aeb", data / "html" / "aed"],
+    }
+    print(f"ingest with text extraction, {workers} worker processes")
+    print(f"{'input':<26} {'pages':>7} {'wall s':>8} {'pages/s':>8}")
+    for name, paths in inputs.items():
+        db = work / "ingest.sqlite"
+        t0 = time.perf_counter()
+        report = ingest(db, paths, workers=workers)
+        wall = time.perf_counter() - t0
+        print(f"{name:<26} {report.pages:>7,} {wall:>8.2f} {report.pages / wall:>8.1f}")
+        db.unlink()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=20_000)
@@ -110,12 +131,17 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="Measure a nightly run: a full run over --pages, then NEW pages added.",
     )
+    parser.add_argument("--ingest", action="store_true", help="Measure webdedup ingest instead.")
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     args = parser.parse_args(argv)
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     )
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
+        if args.ingest:
+            bench_ingest(args.data, 2, work)
+            return 0
         corpus = work / "corpus.sqlite"
         build_corpus(corpus, args.pages + args.nightly, args.seed)
         if args.nightly:

@@ -18,3 +18,6 @@ CREATE TABLE IF NOT EXISTS _webdedup_verified (
     score  REAL NOT NULL,
     PRIMARY KEY (hash_a, hash_b)
 ) WITHOUT ROWID;
+
+-- Region growth and write-back look edges up from both ends.
+CREATE INDEX IF NOT EXISTS _webdedup_edges_b ON _webdedup_edges(b);

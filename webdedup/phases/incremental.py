@@ -153,10 +153,7 @@ def build_region(ctx: Any, changed: set[int]) -> dict[str, int]:
     conn.executemany("INSERT INTO temp.run_changed (id) VALUES (?)", [(i,) for i in changed])
     conn.execute("INSERT INTO temp.run_region (id) SELECT id FROM temp.run_changed")
     # new near-duplicate candidates of the changed pages: their LSH band collisions
-    conn.execute(
-        "INSERT OR IGNORE INTO temp.run_region (id) SELECT DISTINCT m.id FROM temp.run_bands AS b "
-        "JOIN main._webdedup_bands AS m ON m.band_key = b.band_key"
-    )
+    run_script(conn, "region_bands")
     if ctx.config.n_min > 0:  # a changed page changes its host's page count
         conn.execute(
             "INSERT OR IGNORE INTO temp.run_region (id) SELECT id FROM main._prepared "
