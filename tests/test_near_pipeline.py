@@ -141,7 +141,7 @@ def test_edges_are_stored_with_scores_and_method(db_builder):
     ((a, b, score, method),) = conn.execute("SELECT a, b, score, method FROM _webdedup_edges")
     assert (a, b, method) == (1, 2, "minhash") and score >= 0.9
     (scheme,) = {r[0] for r in conn.execute("SELECT scheme FROM _webdedup_sketches")}
-    assert scheme.startswith("minhash-v2:k=5:perm=128:seed=1")
+    assert scheme.startswith("minhash-v3:k=5:perm=128:seed=1")
     assert conn.execute("SELECT count(DISTINCT id) FROM _webdedup_bands").fetchone()[0] == 2
 
 

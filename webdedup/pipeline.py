@@ -256,6 +256,7 @@ def run_on_db(
             if on_phase is not None:
                 on_phase("commit")
         result.wall_seconds = round(time.perf_counter() - t0, 4)
+        result.timings = dict(ctx.timings)  # now with write_back (after the run row was written)
         return result
     except WebdedupError:
         raise
