@@ -191,6 +191,18 @@ def _banded_run(ctx: Any, spec: NearSpec) -> tuple[int, list[tuple[int, int, flo
     conn.execute("CREATE INDEX IF NOT EXISTS temp.run_bands_key ON run_bands(band_key)")
     pairs = conn.execute(sql("near_candidates")).fetchall()
     bar = ctx.bar("verify", total=len(pairs), unit="pair")
+    if spec.method == "simhash":  # the stored SimHashes are all verification needs: no cache
+        edges: list[tuple[int, int, float]] = []
+        for start in range(0, len(pairs), VERIFY_BATCH):
+            chunk = pairs[start : start + VERIFY_BATCH]
+            sims = _stored_simhashes(ctx, {x for pair in chunk for x in pair})
+            found = score_pairs(spec, sims, chunk)
+            edges.extend((a, b, s) for (a, b), s in found.items() if s >= spec.threshold)
+            bar.update(len(chunk))
+        bar.close()
+        return len(pairs), edges
+    # minhash: true shingle sets, computed from the texts in worker processes; texts verified
+    # by an earlier run (cached by their content hashes) are not verified again
     hashes = dict(
         conn.execute(
             "SELECT id, content_hash FROM temp.run_prepared "
@@ -199,7 +211,7 @@ def _banded_run(ctx: Any, spec: NearSpec) -> tuple[int, list[tuple[int, int, flo
     )
     scores: dict[tuple[int, int], float] = {}
     todo = pairs
-    if ctx.incremental:  # texts verified by an earlier run are not verified again
+    if ctx.incremental:
         todo = []
         for a, b in pairs:
             cached = conn.execute(sql("verified_lookup"), _hash_pair(hashes, a, b)).fetchone()
@@ -208,21 +220,14 @@ def _banded_run(ctx: Any, spec: NearSpec) -> tuple[int, list[tuple[int, int, flo
             else:
                 scores[(a, b)] = cached[0]
         bar.update(len(pairs) - len(todo))
-    if spec.method == "simhash":  # the stored SimHashes are all verification needs
-        for start in range(0, len(todo), VERIFY_BATCH):
-            chunk = todo[start : start + VERIFY_BATCH]
-            sims = _stored_simhashes(ctx, {x for pair in chunk for x in pair})
-            scores.update(score_pairs(spec, sims, chunk))
-            bar.update(len(chunk))
-    else:  # minhash: true shingle sets, computed from the texts in worker processes
-        workers = worker_count(ctx.config, len(todo), minimum=PARALLEL_MIN_PAIRS)
-        chunks = [todo[i : i + VERIFY_CHUNK] for i in range(0, len(todo), VERIFY_CHUNK)]
-        jobs = (
-            (spec, fetch_pages(ctx, {x for pair in chunk for x in pair}), chunk) for chunk in chunks
-        )
-        for chunk, found in zip(chunks, ordered_map(verify_chunk, jobs, workers), strict=True):
-            scores.update(found)
-            bar.update(len(chunk))
+    workers = worker_count(ctx.config, len(todo), minimum=PARALLEL_MIN_PAIRS)
+    chunks = [todo[i : i + VERIFY_CHUNK] for i in range(0, len(todo), VERIFY_CHUNK)]
+    jobs = (
+        (spec, fetch_pages(ctx, {x for pair in chunk for x in pair}), chunk) for chunk in chunks
+    )
+    for chunk, found in zip(chunks, ordered_map(verify_chunk, jobs, workers), strict=True):
+        scores.update(found)
+        bar.update(len(chunk))
     bar.close()
     conn.executemany(
         "INSERT OR IGNORE INTO temp.run_verified (hash_a, hash_b, score) VALUES (?, ?, ?)",
