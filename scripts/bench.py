@@ -51,12 +51,18 @@ def build_corpus(path: Path, pages: int, seed: int) -> None:
     module.build_corpus(str(path), pages, seed, measure=False)
 
 
-def run_method(corpus: Path, method: str, workdir: Path) -> dict:
-    db = workdir / f"bench-{method}.sqlite"
-    shutil.copy(corpus, db)
-    result = run_child(db, method)
-    db.unlink()
-    return result
+def run_method(corpus: Path, method: str, workdir: Path, repeat: int) -> dict:
+    """The median run (by wall time) of ``repeat`` runs, each on a fresh copy of the corpus."""
+    results = []
+    for _ in range(repeat):
+        db = workdir / f"bench-{method}.sqlite"
+        shutil.copy(corpus, db)
+        results.append(run_child(db, method))
+        db.unlink()
+    results.sort(key=lambda r: r["wall"])
+    median = results[len(results) // 2]
+    median["all_walls"] = [round(r["wall"], 2) for r in results]
+    return median
 
 
 def run_child(db: Path, method: str) -> dict:
@@ -131,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="Measure a nightly run: a full run over --pages, then NEW pages added.",
     )
+    parser.add_argument("--repeat", type=int, default=3, help="Runs per method (median shown).")
     parser.add_argument("--ingest", action="store_true", help="Measure webdedup ingest instead.")
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     args = parser.parse_args(argv)
@@ -151,23 +158,24 @@ def main(argv: list[str] | None = None) -> int:
             f"corpus: {args.pages:,} pages (scripts/make_corpus.py, seed {args.seed}), "
             f"{corpus.stat().st_size / 1e6:.0f} MB"
         )
+        print(f"median of {args.repeat} runs a method (all wall times in the last column)")
         print(
             f"{'method':<12} {'wall s':>8} {'pages/s':>9} {'peak MiB':>9} {'candidates':>11} "
-            f"{'edges':>7} {'near':>6}"
+            f"{'edges':>7} {'near':>6}  runs"
         )
         shares = None
         for method in args.methods.split(","):
-            r = run_method(corpus, method, work)
+            r = run_method(corpus, method, work, args.repeat)
             print(
                 f"{method:<12} {r['wall']:>8.2f} {r['pages'] / r['wall']:>9,.0f} "
                 f"{r['maxrss_kib'] / 1024:>9.0f} {r['candidates']:>11,} {r['edges']:>7,} "
-                f"{r['near']:>6,}"
+                f"{r['near']:>6,}  {r['all_walls']}"
             )
             if method == "minhash":
                 shares = r["timings"], r["wall"]
         if shares:
             timings, wall = shares
-            print("minhash run, share of wall time by phase:")
+            print("minhash (median run), share of wall time by phase:")
             for phase, seconds in timings.items():
                 print(f"  {phase:<12} {seconds:>7.2f} s  {100 * seconds / wall:>5.1f}%")
     return 0

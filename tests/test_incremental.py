@@ -96,6 +96,16 @@ def test_incremental_runs_equal_a_full_run(tmp_path_factory, method, first, ops)
         result = d.run_on_db(path)
         assert result.mode == ("full" if method == "levenshtein" else "incremental")
     assert annotations(path) == full_twin(path, tmp, method)
+    # and the stored state an incremental run leaves is the state a full run builds
+    assert state(path) == state(tmp / f"twin-{method}.sqlite")
+
+
+def state(path: Path) -> tuple[list, ...]:
+    with sqlite3.connect(path) as conn:
+        return tuple(
+            conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall()
+            for t in ("_webdedup_bands", "_webdedup_sketches", "_prepared")
+        )
 
 
 def test_incremental_run_processes_only_the_changes(db_builder):

@@ -55,12 +55,13 @@ CREATE TABLE IF NOT EXISTS _webdedup_sketches (
     scheme TEXT NOT NULL,            -- e.g. 'minhash-v1' with seed/num_perm in the blob header
     sketch BLOB NOT NULL
 );
+-- No index on id: a page's band rows are recomputed from its sketch when needed, so the
+-- table is one B-tree filled in key order.
 CREATE TABLE IF NOT EXISTS _webdedup_bands (
     band_key INTEGER NOT NULL,
     id       INTEGER NOT NULL,
     PRIMARY KEY (band_key, id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS _webdedup_bands_id ON _webdedup_bands(id);
 CREATE TABLE IF NOT EXISTS _webdedup_edges (
     a      INTEGER NOT NULL,         -- a < b, both page ids (exact winners)
     b      INTEGER NOT NULL,

@@ -94,6 +94,16 @@ def sketch_texts(
     raise ValueError(f"method {spec.method!r} has no sketches")
 
 
+def band_keys_from_blobs(spec: NearSpec, blobs: Sequence[bytes]) -> list[list[int]]:
+    """The LSH band keys of stored sketches (the same keys :func:`sketch_texts` gave them)."""
+    if not blobs:
+        return []
+    if spec.method == "minhash":
+        sigs = np.stack([mh.deserialize(b)[0] for b in blobs])
+        return mh.band_keys_batch(sigs, spec.bands, spec.rows).tolist()
+    return [sh.band_keys(int.from_bytes(b, "little"), spec.max_distance) for b in blobs]
+
+
 def pair_score(spec: NearSpec, a: Any, b: Any) -> float:
     """The verified similarity of a candidate pair (an edge when >= ``spec.threshold``).
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import Config
+from ..near.sketch import NearSpec, band_keys_from_blobs
 from ..store import quote, run_script, schema_version, table_exists
 from .prepare import url_hash
 
@@ -169,5 +170,37 @@ def build_region(ctx: Any, changed: set[int]) -> dict[str, int]:
         if added == 0:
             break
     run_script(conn, "region_load")
+    _load_bands(ctx)
     (size,) = conn.execute("SELECT count(*) FROM temp.run_region").fetchone()
     return {"changed": len(changed), "region": size, "steps": steps}
+
+
+def _load_bands(ctx: Any) -> None:
+    """Band rows of the region from its stored sketches (stored bands have no id index).
+
+    ``run_bands`` gets the bands of the unchanged region pages (the changed ones already have
+    theirs), ``run_old_bands`` the stored bands of every region page, for the write-back to
+    delete.
+    """
+    from .near import store_bands
+
+    if ctx.config.method == "levenshtein":
+        return
+    conn = ctx.conn
+    spec = NearSpec.from_config(ctx.config)
+    loaded = conn.execute(
+        "SELECT id, sketch FROM temp.run_sketches WHERE id NOT IN (SELECT id FROM temp.run_changed)"
+    ).fetchall()
+    store_bands(
+        conn,
+        "run_bands",
+        [i for i, _ in loaded],
+        band_keys_from_blobs(spec, [b for _, b in loaded]),
+    )
+    old = conn.execute(
+        "SELECT id, sketch FROM main._webdedup_sketches "
+        "WHERE id IN (SELECT id FROM temp.run_region)"
+    ).fetchall()
+    store_bands(
+        conn, "run_old_bands", [i for i, _ in old], band_keys_from_blobs(spec, [b for _, b in old])
+    )

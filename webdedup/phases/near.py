@@ -14,6 +14,7 @@ Pages with fewer than ``min_words`` words are never sketched nor compared.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -67,9 +68,15 @@ def store_sketches(
         "INSERT INTO temp.run_sketches (id, scheme, sketch) VALUES (?, ?, ?)",
         [(pid, scheme, blob) for pid, (blob, _) in zip(ids, sketches, strict=True)],
     )
+    store_bands(conn, "run_bands", ids, [keys for _, keys in sketches])
+
+
+def store_bands(conn: Any, table: str, ids: Sequence[int], keys: Sequence[list[int]]) -> None:
+    """Insert ``(band_key, id)`` rows into a TEMP table (one JSON array a page: measured
+    twice as fast as a row-by-row executemany)."""
     conn.executemany(
-        "INSERT INTO temp.run_bands (band_key, id) VALUES (?, ?)",
-        [(k, pid) for pid, (_, keys) in zip(ids, sketches, strict=True) for k in keys],
+        f"INSERT INTO temp.{table} (band_key, id) SELECT value, ? FROM json_each(?)",
+        [(pid, json.dumps(k)) for pid, k in zip(ids, keys, strict=True)],
     )
 
 
