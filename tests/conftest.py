@@ -39,6 +39,26 @@ def real_texts(limit: int = 400, min_words: int = 80) -> tuple[dict[str, str], .
     return tuple(out)
 
 
+def normalized_texts(
+    n: int, *, min_words: int = 0, step: int = 1, max_chars: int | None = None
+) -> list[str]:
+    """The first ``n`` real texts (every ``step``-th line of texts.jsonl.gz) with at least
+    ``min_words`` words, normalized as webdedup does (cut to ``max_chars`` if given)."""
+    from webdedup.text import normalize_text
+
+    out: list[str] = []
+    with gzip.open(SHARED_DATA / "texts.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for i, line in enumerate(fh):
+            if i % step:
+                continue
+            text = normalize_text(json.loads(line)["text"])
+            if len(text.split()) >= min_words:
+                out.append(text[:max_chars] if max_chars else text)
+                if len(out) == n:
+                    break
+    return out
+
+
 def make_page(url: str, content: str | None = "some text", **extra: Any) -> dict[str, Any]:
     """A page dict as a crawler would store it."""
     page: dict[str, Any] = {"url": url, "content": content}

@@ -1,35 +1,16 @@
 """Tests for webdedup.near.levenshtein.window_pairs against a brute-force reference."""
 
-import gzip
-import json
-import os
 import random
-import unicodedata
-from pathlib import Path
 
 import Levenshtein
 import pytest
+from conftest import normalized_texts
 
 from webdedup.near.levenshtein import window_pairs
 
-SHARED_DATA = Path(
-    os.environ.get("WEBDEDUP_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
-)
-TEXTS = SHARED_DATA / "texts.jsonl.gz"
 
-
-def _normalize(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def _real_texts(n: int, max_chars: int = 3000) -> list[str]:
-    out = []
-    with gzip.open(TEXTS, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            out.append(_normalize(json.loads(line)["text"])[:max_chars])
-            if len(out) == n:
-                break
-    return out
+def _real_texts(n: int, **kw: int) -> list[str]:
+    return normalized_texts(n, **({"max_chars": 3000} | kw))
 
 
 def _brute(texts, distance, threshold):

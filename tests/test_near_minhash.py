@@ -1,14 +1,10 @@
 """Tests for webdedup.near.minhash (signatures, serialization, LSH parameters, band keys)."""
 
-import gzip
-import json
-import os
 import struct
-import unicodedata
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import normalized_texts
 from datasketch import MinHash
 from datasketch.lsh import _optimal_param
 
@@ -24,26 +20,9 @@ from webdedup.near.minhash import (
 )
 from webdedup.near.shingles import jaccard, shingle_hashes
 
-SHARED_DATA = Path(
-    os.environ.get("WEBDEDUP_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
-)
-TEXTS = SHARED_DATA / "texts.jsonl.gz"
 
-
-def _normalize(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def _real_texts(n: int, min_words: int = 300) -> list[str]:
-    out = []
-    with gzip.open(TEXTS, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            text = _normalize(json.loads(line)["text"])
-            if len(text.split()) >= min_words:
-                out.append(text)
-                if len(out) == n:
-                    break
-    return out
+def _real_texts(n: int, **kw: int) -> list[str]:
+    return normalized_texts(n, **({"min_words": 300} | kw))
 
 
 def _edited(text: str, every: int) -> str:
@@ -61,8 +40,7 @@ def test_signature_matches_reference_formula():
     hashes[:3] = [0, 2**64 - 1, 2**32]
     folded = [(int(h) ^ (int(h) >> 32)) % 2**32 for h in hashes]
     expected = [  # exact big-integer arithmetic, against numpy's wrapping uint32
-        min((int(ak) * x + int(bk)) % 2**32 for x in folded)
-        for ak, bk in zip(a, b, strict=True)
+        min((int(ak) * x + int(bk)) % 2**32 for x in folded) for ak, bk in zip(a, b, strict=True)
     ]
     assert mh.signature(hashes).tolist() == expected
 

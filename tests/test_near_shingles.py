@@ -1,38 +1,18 @@
 """Tests for webdedup.near.shingles (word n-gram hashing and exact Jaccard)."""
 
-import gzip
-import json
-import os
 import subprocess
 import sys
-import unicodedata
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import normalized_texts
 
 from webdedup.near.shingles import jaccard, shingle_hashes, shingle_set
 
-SHARED_DATA = Path(
-    os.environ.get("WEBDEDUP_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
-)
-TEXTS = SHARED_DATA / "texts.jsonl.gz"
 
-
-def _normalize(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def _real_texts(n: int, min_words: int = 200) -> list[str]:
-    out = []
-    with gzip.open(TEXTS, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            text = _normalize(json.loads(line)["text"])
-            if len(text.split()) >= min_words:
-                out.append(text)
-                if len(out) == n:
-                    break
-    return out
+def _real_texts(n: int, **kw: int) -> list[str]:
+    return normalized_texts(n, **({"min_words": 200} | kw))
 
 
 def test_counts_and_dtype():

@@ -1,12 +1,7 @@
 """Tests for webdedup.near.simhash (trafilatura-compatible SimHash, Hamming banding)."""
 
-import gzip
-import json
-import os
-import unicodedata
-from pathlib import Path
-
 import pytest
+from conftest import normalized_texts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from trafilatura.deduplication import Simhash
@@ -20,20 +15,9 @@ from webdedup.near.simhash import (
     similarity,
 )
 
-SHARED_DATA = Path(
-    os.environ.get("WEBDEDUP_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
-)
-TEXTS = SHARED_DATA / "texts.jsonl.gz"
 
-
-def _normalize(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def _real_texts(n: int, step: int = 97) -> list[str]:
-    with gzip.open(TEXTS, "rt", encoding="utf-8") as fh:
-        rows = [json.loads(line) for line in fh]
-    return [_normalize(r["text"]) for r in rows[::step][:n]]
+def _real_texts(n: int, **kw: int) -> list[str]:
+    return normalized_texts(n, **({"step": 97} | kw))
 
 
 EDGE_CASES = [

@@ -22,23 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, InputError
+from ..phases.write_back import OUTPUT_COLUMNS
 from ..store import connect, quote, sql, table_columns, table_exists, translate
 
 #: The ways a page can join a duplicate group, as the ``--kind`` filter accepts them.
 KINDS = ("url", "exact", "near")
 
 #: The columns ``webdedup db`` adds to the pages table; an export needs all of them.
-ANNOTATION_COLUMNS = (
-    "canonical_url",
-    "content_hash",
-    "exact_group_size",
-    "dup_group",
-    "dup_group_size",
-    "canonical_id",
-    "is_canonical",
-    "dup_kind",
-    "dup_score",
-)
+ANNOTATION_COLUMNS = tuple(OUTPUT_COLUMNS)
 
 
 class NotAnnotated(InputError):

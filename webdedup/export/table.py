@@ -23,23 +23,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .output import open_output
-from .source import ExportFilters, Layout, open_source
+from .source import ANNOTATION_COLUMNS, ExportFilters, Layout, open_source
 
 #: The columns of the CSV, in order (``text`` is appended with ``with_text``).
-CSV_COLUMNS = (
-    "id",
-    "url",
-    "title",
-    "canonical_url",
-    "content_hash",
-    "exact_group_size",
-    "dup_group",
-    "dup_group_size",
-    "canonical_id",
-    "is_canonical",
-    "dup_kind",
-    "dup_score",
-)
+CSV_COLUMNS = ("id", "url", "title", *ANNOTATION_COLUMNS)
 
 #: First characters that make a spreadsheet evaluate a cell.
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
