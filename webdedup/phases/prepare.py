@@ -67,7 +67,7 @@ def url_hash(url: str | None) -> str:
 def page_text(page: PageInput) -> str | None:
     """The page's text: its text column, or the main text extracted from its HTML."""
     text = page.text if isinstance(page.text, str) else None
-    if (text is None or not text.strip()) and page.html:
+    if (not text or text.isspace()) and page.html:  # isspace: no copy of a huge text
         html = page.html
         if isinstance(html, bytes):
             html = html.decode("utf-8", "replace")
