@@ -18,6 +18,18 @@ SHARED_DATA = Path(os.environ.get("WEBDEDUP_SHARED_DATA", ROOT.parent / "shared"
 FIXTURES = ROOT / "fixtures"
 
 PAGE_COLUMNS = ("url", "title", "content", "datetime", "crawled", "category")
+#: The output columns webdedup writes onto pages (the specification, pinned here on purpose).
+OUTPUT = (
+    "canonical_url",
+    "content_hash",
+    "exact_group_size",
+    "dup_group",
+    "dup_group_size",
+    "canonical_id",
+    "is_canonical",
+    "dup_kind",
+    "dup_score",
+)
 
 
 @cache
@@ -98,15 +110,11 @@ def dump(path: Path) -> list[str]:
 
 
 def annotations(path: Path, table: str = "pages") -> dict[int, tuple[Any, ...]]:
+    """``{rowid: (the OUTPUT columns)}`` of a table."""
     conn = sqlite3.connect(path)
     try:
-        return {
-            r[0]: tuple(r[1:])
-            for r in conn.execute(
-                f"SELECT rowid, canonical_url, content_hash, exact_group_size, dup_group, "
-                f'dup_group_size, canonical_id, is_canonical, dup_kind, dup_score FROM "{table}"'
-            )
-        }
+        cols = ", ".join(OUTPUT)
+        return {r[0]: tuple(r[1:]) for r in conn.execute(f'SELECT rowid, {cols} FROM "{table}"')}
     finally:
         conn.close()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from conftest import annotations, make_page, real_texts
+from conftest import OUTPUT, annotations, make_page, real_texts
 
 from webdedup import Deduplicator
 
@@ -99,17 +99,7 @@ def test_run_on_db_and_run_on_list_agree_with_near_duplicates(db_builder, method
     Deduplicator(method=method).run_on_db(path)
     rows = annotations(path)
     listed = Deduplicator(method=method).run_on_list(pages)
-    cols = (
-        "canonical_url",
-        "content_hash",
-        "exact_group_size",
-        "dup_group",
-        "dup_group_size",
-        "canonical_id",
-        "is_canonical",
-        "dup_kind",
-        "dup_score",
-    )
+    cols = OUTPUT
     for pid, r in enumerate(listed, start=1):
         assert tuple(r[c] for c in cols) == rows[pid], pid
     assert any(r["dup_kind"] == "near" for r in listed)

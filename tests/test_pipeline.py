@@ -7,24 +7,20 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import annotations, crawl_with_duplicates, dump, make_page, real_texts, write_pages
+from conftest import (
+    OUTPUT,
+    annotations,
+    crawl_with_duplicates,
+    dump,
+    make_page,
+    real_texts,
+    write_pages,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from webdedup import Config, Deduplicator
 from webdedup.text import content_hash
-
-OUTPUT = (
-    "canonical_url",
-    "content_hash",
-    "exact_group_size",
-    "dup_group",
-    "dup_group_size",
-    "canonical_id",
-    "is_canonical",
-    "dup_kind",
-    "dup_score",
-)
 
 
 def rows_of(path: Path) -> dict[int, dict[str, object]]:
