@@ -281,6 +281,15 @@ def test_invalid_utf8_and_lone_surrogates_do_not_stop_a_run(db_builder):
     assert annotations(path)[2][1] is not None  # hashed with a replacement character
     from webdedup import Deduplicator
 
+    conn = sqlite3.connect(path)  # a connection the caller passes in: lenient, then restored
+    conn.execute("UPDATE pages SET content = CAST(X'6f6b20ff' AS TEXT) WHERE id = 1")
+    conn.commit()
+    Deduplicator().run_on_db(conn)
+    assert conn.text_factory is str
+    with pytest.raises(sqlite3.OperationalError):
+        conn.execute("SELECT content FROM pages WHERE id = 1").fetchone()
+    conn.close()
+
     rows = Deduplicator().run_on_list([{"url": "https://b.example/", "content": "bad \ud800 x"}])
     assert rows[0]["content_hash"] is not None
 

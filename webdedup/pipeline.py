@@ -28,6 +28,7 @@ from .phases.prepare import url_hash
 from .store import (
     check_schema,
     connect,
+    decode_text,
     integer_primary_key,
     is_without_rowid,
     quote,
@@ -182,6 +183,8 @@ def run_on_db(
     where = str(db) if own else "the database"
     conn = connect(db, busy_timeout=config.busy_timeout)
     started, t0 = _now(), time.perf_counter()
+    old_factory = conn.text_factory
+    conn.text_factory = decode_text  # an adopted connection gets its own factory back below
     try:
         conn.create_function("webdedup_url_hash", 1, _url_hash_sql, deterministic=True)
         check_schema(conn)
@@ -267,6 +270,7 @@ def run_on_db(
             conn.close()
         else:
             _drop_run_tables(conn)
+            conn.text_factory = old_factory
 
 
 def _url_hash_sql(url: Any) -> str:

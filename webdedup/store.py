@@ -139,14 +139,27 @@ def connect(
         raise translate(exc, name) from exc
     # Crawlers do store invalid UTF-8 in TEXT columns; decode it with replacement characters
     # instead of failing the whole run on one row.
-    conn.text_factory = _decode_text
+    conn.text_factory = decode_text
     conn.execute("PRAGMA temp_store = FILE")
     conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache
     return conn
 
 
-def _decode_text(data: bytes) -> str:
+def decode_text(data: bytes) -> str:
+    """SQLite TEXT as str, with replacement characters for invalid UTF-8."""
     return data.decode("utf-8", "replace")
+
+
+@contextmanager
+def lenient_text(conn: sqlite3.Connection) -> Iterator[None]:
+    """Decode invalid UTF-8 leniently on a connection for a while (for adopted connections;
+    :func:`connect` already sets it on the connections it opens), then restore its factory."""
+    old = conn.text_factory
+    conn.text_factory = decode_text
+    try:
+        yield
+    finally:
+        conn.text_factory = old
 
 
 def translate(exc: sqlite3.Error, where: str = "the database") -> WebdedupError:

@@ -17,13 +17,12 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, InputError
 from ..phases.write_back import OUTPUT_COLUMNS
-from ..store import connect, quote, sql, table_columns, table_exists, translate
+from ..store import connect, lenient_text, quote, sql, table_columns, table_exists, translate
 
 #: The ways a page can join a duplicate group, as the ``--kind`` filter accepts them.
 KINDS = ("url", "exact", "near")
@@ -131,19 +130,15 @@ def open_source(
     """
     own = not isinstance(db, sqlite3.Connection)
     conn = connect(db, busy_timeout=busy_timeout, write=False)
-    old_factory = conn.text_factory
-    conn.text_factory = partial(bytes.decode, encoding="utf-8", errors="replace")
     where = str(db) if own else "the database"
     try:
-        layout = read_layout(conn, where)
-        yield conn, layout
+        with lenient_text(conn):
+            yield conn, read_layout(conn, where)
     except sqlite3.Error as exc:
         raise translate(exc, where) from exc
     finally:
         if own:
             conn.close()
-        else:
-            conn.text_factory = old_factory
 
 
 def read_layout(conn: sqlite3.Connection, where: str = "the database") -> Layout:
