@@ -197,14 +197,7 @@ class _ArchiveReader:
                     emitted += 1
                     if problem is None and it.err_count > errs:
                         problem = "record length does not match its Content-Length"
-                    if problem is not None:
-                        yield Problem(self.name, offset, problem)
-                    elif isinstance(event, RawPage):
-                        event.offset = offset
-                        event.record_key = self._key(record, offset, False)
-                        yield event
-                    elif event is not None:
-                        yield event
+                    yield from self._emit(record, event, problem, offset, uncompressed=False)
             except ArchiveLoadFailed as exc:
                 msg = " ".join(str(exc).split())
                 if "non-chunked gzip" in msg:
@@ -231,6 +224,27 @@ class _ArchiveReader:
             if nxt is None:
                 return
             pos = nxt
+
+    def _emit(
+        self,
+        record: Any,
+        event: Event | None,
+        problem: str | None,
+        offset: int,
+        *,
+        uncompressed: bool,
+    ) -> Iterator[Event]:
+        """What one converted record gives: its problem, or its page stamped with its place."""
+        if problem is not None:
+            yield Problem(
+                self.name, offset, problem + (" (uncompressed offset)" if uncompressed else "")
+            )
+        elif isinstance(event, RawPage):
+            event.offset = offset
+            event.record_key = self._key(record, offset, uncompressed)
+            yield event
+        elif event is not None:
+            yield event
 
     def _next_record_start(self, start: int) -> int | None:
         """The offset of the next plausible record start at or after ``start``."""
@@ -276,14 +290,7 @@ class _ArchiveReader:
                         continue
                     event, problem = self.convert(record)
                     offset = it.get_record_offset()
-                    if problem is not None:
-                        yield Problem(self.name, offset, problem + " (uncompressed offset)")
-                    elif isinstance(event, RawPage):
-                        event.offset = offset
-                        event.record_key = self._key(record, offset, True)
-                        yield event
-                    elif event is not None:
-                        yield event
+                    yield from self._emit(record, event, problem, offset, uncompressed=True)
             except (ArchiveLoadFailed, OSError, EOFError, zlib.error, ValueError) as exc:
                 msg = " ".join(str(exc).split()) or type(exc).__name__
                 yield Problem(self.name, max(it.offset, 0), f"{msg} (uncompressed offset)")
