@@ -4,6 +4,7 @@
     python scripts/bench.py                      # 20,000 pages, every method
     python scripts/bench.py --pages 5000 --methods minhash
     python scripts/bench.py --pages 200000 --nightly 2000   # full run, then a nightly run
+    python scripts/bench.py --pages 200000 --nightly 2000 --methods levenshtein
     python scripts/bench.py --ingest                         # ingest with extraction, 2 cores
 
 Each run is a fresh copy of the corpus database, run in its own process so its peak memory
@@ -72,13 +73,13 @@ def run_child(db: Path, method: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def nightly(corpus: Path, pages: int, new: int, work: Path) -> None:
+def nightly(corpus: Path, pages: int, new: int, work: Path, method: str) -> None:
     """A full run over the first ``pages`` pages, then one over ``new`` pages added after."""
-    db = work / "nightly.sqlite"
+    db = work / f"nightly-{method}.sqlite"
     shutil.copy(corpus, db)
     with sqlite3.connect(db) as conn:
         conn.execute("DELETE FROM pages WHERE id > ?", (pages,))
-    full = run_child(db, "minhash")
+    full = run_child(db, method)
     with sqlite3.connect(db) as conn:
         conn.execute("ATTACH DATABASE ? AS corpus", (str(corpus),))
         conn.execute(
@@ -92,9 +93,10 @@ def nightly(corpus: Path, pages: int, new: int, work: Path) -> None:
             "WHERE page_id > ? AND original_id IS NOT NULL",
             (pages,),
         ).fetchone()
-    night = run_child(db, "minhash")
+    night = run_child(db, method)
+    db.unlink()
     print(
-        f"nightly run (minhash): {pages:,} pages, then {new:,} new pages "
+        f"nightly run ({method}): {pages:,} pages, then {new:,} new pages "
         f"({dups:,} of them derived duplicates of other pages)"
     )
     print(f"  full run      {full['wall']:>8.2f} s  ({full['mode']}, {full['processed']:,} pages)")
@@ -129,7 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--methods", default="minhash,simhash,levenshtein")
+    parser.add_argument(
+        "--methods",
+        help="Comma-separated methods (default: all three; minhash alone with --nightly).",
+    )
     parser.add_argument(
         "--nightly",
         type=int,
@@ -152,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
         corpus = work / "corpus.sqlite"
         build_corpus(corpus, args.pages + args.nightly, args.seed)
         if args.nightly:
-            nightly(corpus, args.pages, args.nightly, work)
+            for method in (args.methods or "minhash").split(","):
+                nightly(corpus, args.pages, args.nightly, work, method)
             return 0
         print(
             f"corpus: {args.pages:,} pages (scripts/make_corpus.py, seed {args.seed}), "
@@ -164,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{'edges':>7} {'near':>6}  runs"
         )
         shares = None
-        for method in args.methods.split(","):
+        for method in (args.methods or "minhash,simhash,levenshtein").split(","):
             r = run_method(corpus, method, work, args.repeat)
             print(
                 f"{method:<12} {r['wall']:>8.2f} {r['pages'] / r['wall']:>9,.0f} "

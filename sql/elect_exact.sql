@@ -1,6 +1,7 @@
 -- Phase 3: one winner per exact component among the URL winners. A component is a set of URL
 -- groups linked by shared content hashes (run_exact_component, from sql/exact_links.sql); a
 -- URL winner without a row there is its own component.
+DROP TABLE IF EXISTS temp.run_exact_election;
 CREATE TEMP TABLE run_exact_election AS
 SELECT id,
        ROW_NUMBER() OVER w AS exact_rank,

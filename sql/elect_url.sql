@@ -1,4 +1,5 @@
 -- Phase 2: one winner per canonical URL, by the configured election order.
+DROP TABLE IF EXISTS temp.run_url_election;
 CREATE TEMP TABLE run_url_election AS
 SELECT id,
        ROW_NUMBER() OVER w AS url_rank,

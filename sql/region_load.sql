@@ -1,9 +1,10 @@
 -- Load the stored state of the region's unchanged pages next to the freshly prepared changed
--- ones. Deleted pages (queued, no longer in pages) are in the region but get no rows.
-INSERT INTO temp.run_prepared
+-- ones. Deleted pages (queued, no longer in pages) are in the region but get no rows. Run
+-- again when the region grows (levenshtein): rows already loaded stay as they are.
+INSERT OR IGNORE INTO temp.run_prepared
 SELECT * FROM main._prepared
 WHERE id IN (SELECT id FROM temp.run_region) AND id NOT IN (SELECT id FROM temp.run_changed);
-INSERT INTO temp.run_sketches
+INSERT OR IGNORE INTO temp.run_sketches
 SELECT * FROM main._webdedup_sketches
 WHERE id IN (SELECT id FROM temp.run_region) AND id NOT IN (SELECT id FROM temp.run_changed);
 -- (their LSH band rows are computed from these sketches: incremental._load_bands)

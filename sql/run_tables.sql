@@ -22,6 +22,12 @@ CREATE TEMP TABLE run_exact_component (id INTEGER PRIMARY KEY, component INTEGER
 DROP TABLE IF EXISTS temp.run_exact_election;
 DROP TABLE IF EXISTS temp.run_assign;
 DROP TABLE IF EXISTS temp.run_only;
+DROP TABLE IF EXISTS temp.run_lev_nodes;
+CREATE TEMP TABLE run_lev_nodes (id INTEGER PRIMARY KEY, url_key TEXT NOT NULL,
+                                 component INTEGER NOT NULL, length INTEGER NOT NULL);
+DROP TABLE IF EXISTS temp.run_lev_left;
+CREATE TEMP TABLE run_lev_left (a INTEGER NOT NULL, b INTEGER NOT NULL, PRIMARY KEY (a, b))
+    WITHOUT ROWID;
 DROP TABLE IF EXISTS temp.run_verified;
 CREATE TEMP TABLE run_verified (hash_a TEXT NOT NULL, hash_b TEXT NOT NULL, score REAL NOT NULL,
                                 PRIMARY KEY (hash_a, hash_b)) WITHOUT ROWID;

@@ -8,5 +8,8 @@ INSERT OR IGNORE INTO main._webdedup_bands (band_key, id)
 SELECT band_key, id FROM temp.run_bands ORDER BY band_key, id;
 DELETE FROM main._webdedup_edges;
 INSERT INTO main._webdedup_edges SELECT * FROM temp.run_edges;
+DELETE FROM main._webdedup_nodes;
+INSERT INTO main._webdedup_nodes (url_key, id, component, length)
+SELECT url_key, id, component, length FROM temp.run_lev_nodes ORDER BY url_key, id;
 DELETE FROM main._webdedup_verified;
 INSERT INTO main._webdedup_verified SELECT * FROM temp.run_verified;

@@ -10,4 +10,7 @@ SELECT band_key, id FROM temp.run_bands ORDER BY band_key, id;
 DELETE FROM main._webdedup_edges
 WHERE a IN (SELECT id FROM temp.run_region) OR b IN (SELECT id FROM temp.run_region);
 INSERT OR REPLACE INTO main._webdedup_edges SELECT * FROM temp.run_edges;
+DELETE FROM main._webdedup_nodes WHERE id IN (SELECT id FROM temp.run_region);
+INSERT INTO main._webdedup_nodes (url_key, id, component, length)
+SELECT url_key, id, component, length FROM temp.run_lev_nodes ORDER BY url_key, id;
 INSERT OR IGNORE INTO main._webdedup_verified SELECT * FROM temp.run_verified;

@@ -52,13 +52,13 @@ def insert(path: Path, pages: list[dict]) -> None:
         )
 
 
-def full_twin(path: Path, tmp: Path, method: str) -> dict:
+def full_twin(path: Path, tmp: Path, method: str, **options: int) -> dict:
     twin = tmp / f"twin-{method}.sqlite"
     shutil.copy(path, twin)
     for suffix in ("-wal", "-shm"):
         if Path(str(path) + suffix).exists():
             shutil.copy(str(path) + suffix, str(twin) + suffix)
-    Deduplicator(method=method).run_on_db(twin, full=True)
+    Deduplicator(method=method, **options).run_on_db(twin, full=True)
     return annotations(twin)
 
 
@@ -76,26 +76,30 @@ _op = st.one_of(
 )
 @given(first=st.lists(_page, min_size=1, max_size=10), ops=st.lists(_op, min_size=1, max_size=6))
 def test_incremental_runs_equal_a_full_run(tmp_path_factory, method, first, ops):
-    tmp = tmp_path_factory.mktemp("inc")
-    path = write_pages(tmp / "crawl.sqlite", [page(*p) for p in first])
-    d = Deduplicator(method=method)
+    check_runs_equal_a_full_run(tmp_path_factory.mktemp("inc"), page, first, ops, method)
+
+
+def check_runs_equal_a_full_run(tmp: Path, make, first, ops, method: str, **options) -> None:
+    """A first run, then an incremental run after each operation; then the annotations and
+    the stored state must be those of one full run on the final table."""
+    path = write_pages(tmp / "crawl.sqlite", [make(*p) for p in first])
+    d = Deduplicator(method=method, **options)
     d.run_on_db(path)
     for op in ops:
         with sqlite3.connect(path) as conn:
             ids = [r[0] for r in conn.execute("SELECT id FROM pages ORDER BY id")]
             if op[0] == "insert":
-                insert(path, [page(*p) for p in op[1]])
+                insert(path, [make(*p) for p in op[1]])
             elif op[0] == "update" and ids:
-                p = page(*op[2])
+                p = make(*op[2])
                 conn.execute(
                     "UPDATE pages SET url = ?, content = ? WHERE id = ?",
                     (p["url"], p["content"], ids[op[1] % len(ids)]),
                 )
             elif op[0] == "delete" and ids:
                 conn.execute("DELETE FROM pages WHERE id = ?", (ids[op[1] % len(ids)],))
-        result = d.run_on_db(path)
-        assert result.mode == ("full" if method == "levenshtein" else "incremental")
-    assert annotations(path) == full_twin(path, tmp, method)
+        assert d.run_on_db(path).mode == "incremental"
+    assert annotations(path) == full_twin(path, tmp, method, **options)
     # and the stored state an incremental run leaves is the state a full run builds
     assert state(path) == state(tmp / f"twin-{method}.sqlite")
 
@@ -104,8 +108,119 @@ def state(path: Path) -> tuple[list, ...]:
     with sqlite3.connect(path) as conn:
         return tuple(
             conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall()
-            for t in ("_webdedup_bands", "_webdedup_sketches", "_prepared")
+            for t in (
+                "_webdedup_bands",
+                "_webdedup_sketches",
+                "_prepared",
+                "_webdedup_edges",
+                "_webdedup_nodes",
+            )
         )
+
+
+# the levenshtein window over many URLs, with a small distance: insertions and deletions shift
+# pairs in and out of the window. Few exact copies (they would pull most pages into every
+# region) and three families of near-duplicates, so many window pairs are edges.
+def lev_texts() -> list[str]:
+    out = []
+    for rec in real_texts()[10:16]:
+        words = rec["text"].split()[:200]
+        if len(out) >= 15:  # three unrelated texts after the three families
+            out.append(" ".join(words))
+            continue
+        out += [
+            " ".join(words),
+            " ".join(words[: int(len(words) * 0.9)]),
+            " ".join(words[: int(len(words) * 0.95)]),
+            "Home News " + " ".join(words),
+            " ".join(words) + " Contact us",
+        ]
+    return out
+
+
+LEV_TEXTS = lev_texts()
+LEV_URLS = [f"https://{h}.example/{p}" for h in ("a", "m", "z") for p in "bcdfghjklmnpqrst"]
+_lev_page = st.tuples(
+    st.integers(0, len(LEV_URLS) - 1), st.integers(0, len(LEV_TEXTS) - 1), st.integers(0, 27)
+)
+_lev_op = st.one_of(
+    st.tuples(st.just("insert"), st.lists(_lev_page, min_size=1, max_size=4)),
+    st.tuples(st.just("update"), st.integers(0, 1000), _lev_page),
+    st.tuples(st.just("delete"), st.integers(0, 1000)),
+)
+
+
+def lev_page(url_i: int, text_i: int, day: int) -> dict:
+    return make_page(LEV_URLS[url_i], LEV_TEXTS[text_i], crawled=f"2024-01-{day % 28 + 1:02d}")
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    first=st.lists(_lev_page, min_size=4, max_size=24),
+    ops=st.lists(_lev_op, min_size=1, max_size=5),
+    distance=st.integers(1, 3),
+)
+def test_incremental_levenshtein_window_equals_a_full_run(tmp_path_factory, first, ops, distance):
+    tmp = tmp_path_factory.mktemp("lev")
+    check_runs_equal_a_full_run(tmp, lev_page, first, ops, "levenshtein", distance=distance)
+
+
+def _lev_scenario(tmp: Path, pages: list[tuple], change) -> tuple[int, int]:
+    """Near-duplicates before and after ``change``, checked against a full run (distance 1)."""
+    path = write_pages(tmp / "crawl.sqlite", [lev_page(*p) for p in pages])
+    d = Deduplicator(method="levenshtein", distance=1)
+    before = d.run_on_db(path).near_duplicates
+    with sqlite3.connect(path) as conn:
+        change(conn)
+    after = d.run_on_db(path)
+    assert after.mode == "incremental"
+    assert annotations(path) == full_twin(path, tmp, "levenshtein", distance=1)
+    assert state(path) == state(tmp / "twin-levenshtein.sqlite")
+    return before, after.near_duplicates
+
+
+def test_levenshtein_insertion_between_two_near_duplicates_parts_them(tmp_path):
+    # /b and /d hold near-duplicates, adjacent in URL order; an unrelated page at /c comes
+    # between them: with distance 1 they no longer meet, and the stored edge must go
+    def change(conn):
+        conn.execute("INSERT INTO pages (url, content) VALUES (?, ?)", (LEV_URLS[1], LEV_TEXTS[16]))
+
+    assert _lev_scenario(tmp_path, [(0, 0, 1), (2, 1, 1)], change) == (1, 0)
+
+
+def test_levenshtein_removal_between_two_near_duplicates_joins_them(tmp_path):
+    # the reverse: the page between them is deleted, so two unchanged pages meet
+    def change(conn):
+        conn.execute("DELETE FROM pages WHERE url = ?", (LEV_URLS[1],))
+
+    assert _lev_scenario(tmp_path, [(0, 0, 1), (1, 16, 1), (2, 1, 1)], change) == (0, 1)
+
+
+def test_levenshtein_page_moving_in_url_order(tmp_path):
+    # a near-duplicate of /b moves from far away (/t) to right after it
+    def change(conn):
+        conn.execute("UPDATE pages SET url = ? WHERE url = ?", (LEV_URLS[1], LEV_URLS[15]))
+
+    assert _lev_scenario(tmp_path, [(0, 0, 1), (5, 16, 1), (15, 1, 1)], change) == (0, 1)
+
+
+def test_levenshtein_state_from_before_the_stored_window_means_a_full_run(tmp_path):
+    # a database last run by a webdedup without _webdedup_nodes (schema 2) has no stored
+    # window: the next levenshtein run is full, says why, and stores it
+    path = write_pages(tmp_path / "crawl.sqlite", [lev_page(i, i % 5, 1) for i in range(6)])
+    d = Deduplicator(method="levenshtein", distance=2)
+    d.run_on_db(path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE _webdedup_nodes")
+        conn.execute("UPDATE _webdedup_meta SET value = '2' WHERE key = 'schema_version'")
+    messages: list[str] = []
+    assert d.run_on_db(path, on_message=messages.append).mode == "full"
+    assert "older webdedup (schema 2)" in messages[0]
+    insert(path, [lev_page(20, 1, 2)])
+    assert d.run_on_db(path).mode == "incremental"
+    assert annotations(path) == full_twin(path, tmp_path, "levenshtein", distance=2)
 
 
 def test_incremental_run_processes_only_the_changes(db_builder):

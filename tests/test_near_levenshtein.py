@@ -5,8 +5,11 @@ import random
 import Levenshtein
 import pytest
 from conftest import normalized_texts
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from webdedup.near.levenshtein import window_pairs
+from webdedup.near import levenshtein
+from webdedup.near.levenshtein import window_delta, window_pairs
 
 
 def _real_texts(n: int, **kw: int) -> list[str]:
@@ -103,3 +106,68 @@ def test_bad_arguments():
         window_pairs(["a", "b"], 1, 0.9, max_chars=0)
     with pytest.raises(ValueError, match="texts\\[1\\]"):
         list(window_pairs(["a", None], 1, 0.9))
+
+
+# -- window_delta: what changes in the window when region nodes come and go -----------------
+def _window(order, distance):
+    return {
+        (order[i], order[j])
+        for i in range(len(order))
+        for j in range(i + 1, min(i + distance + 1, len(order)))
+    }
+
+
+_keys = st.lists(st.tuples(st.sampled_from("abcde"), st.integers(0, 3)), max_size=25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    outside=_keys,
+    old=_keys,
+    new=_keys,
+    distance=st.integers(1, 5),
+)
+def test_window_delta_matches_brute_force(outside, old, new, distance):
+    _check_delta(outside, old, new, distance)
+
+
+def test_window_delta_across_chunks(monkeypatch):
+    # the outside nodes are read in chunks: region nodes at and across chunk edges
+    monkeypatch.setattr(levenshtein, "DELTA_CHUNK", 3)
+    rng = random.Random(5)
+    for _ in range(300):
+        keys = [[(rng.choice("abcde"), rng.randrange(4)) for _ in range(rng.randrange(25))]]
+        keys += [[(rng.choice("abcde"), rng.randrange(4)) for _ in range(rng.randrange(8))]]
+        keys += [[(rng.choice("abcde"), rng.randrange(4)) for _ in range(rng.randrange(8))]]
+        _check_delta(*keys, distance=rng.randint(1, 5))
+
+
+def _check_delta(outside, old, new, distance):
+    # ids: outside nodes 0.., region nodes 100.. (a region id may sit at other keys before
+    # and after, or exist on one side only)
+    out_keys = sorted({(f"{h}{n}", i) for i, (h, n) in enumerate(outside)})
+    old_keys = [(f"{h}{n}", 100 + i) for i, (h, n) in enumerate(old)]
+    new_keys = [(f"{h}{n}", 100 + i + len(old) // 2) for i, (h, n) in enumerate(new)]
+    delta = window_delta([(*k, 10 * k[1]) for k in out_keys], old_keys, new_keys, distance)
+
+    old_order = [i for _, i in sorted(out_keys + old_keys)]
+    new_order = [i for _, i in sorted(out_keys + new_keys)]
+    before, after = _window(old_order, distance), _window(new_order, distance)
+    region_ids = {i for _, i in new_keys}
+    outside_ids = {i for _, i in out_keys}
+    assert sorted(delta.region) == sorted(p for p in after if set(p) & region_ids)
+    assert len(delta.region) == len(set(delta.region))
+    assert set(delta.entered) == {p for p in after - before if set(p) <= outside_ids}
+    assert set(delta.left) == {p for p in before - after if set(p) <= outside_ids}
+    assert delta.nodes == len(new_order)
+    in_pairs = {x for p in delta.region + delta.entered + delta.left for x in p} & outside_ids
+    assert delta.outside == {i: (10 * i,) for i in in_pairs}
+
+
+def test_window_delta_of_one_insertion():
+    outside = [(k, i) for i, k in enumerate("abcdef")]
+    delta = window_delta(outside, [], [("c", 99)], distance=2)
+    # only the pairs two apart across the insertion leave the window
+    assert sorted(delta.region) == [(1, 99), (2, 99), (99, 3), (99, 4)]
+    assert delta.entered == []
+    assert sorted(delta.left) == [(1, 3), (2, 4)]

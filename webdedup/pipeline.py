@@ -87,6 +87,7 @@ class RunContext:
     on_phase: PhaseHook | None = None
     timings: dict[str, float] = field(default_factory=dict)
     incremental: bool = False
+    scratch: dict[str, Any] = field(default_factory=dict)  # what a phase keeps for a rerun
 
     def bar(self, desc: str, total: int | None = None, unit: str = "it") -> tqdm:
         return tqdm(
@@ -107,7 +108,8 @@ class RunContext:
         try:
             yield
         finally:
-            self.timings[name] = round(time.perf_counter() - start, 4)
+            spent = time.perf_counter() - start  # a phase run again adds up
+            self.timings[name] = round(self.timings.get(name, 0.0) + spent, 4)
 
 
 def resolve_columns(
@@ -216,12 +218,20 @@ def run_on_db(
                 renumbered = _renumbered(conn)
                 if config.n_min > 0:
                     conn.execute(sql("small_hosts"), {"n_min": config.n_min})
-            with ctx.phase("elect_url"):
-                elect.run_url(ctx)
-            with ctx.phase("elect_exact"):
-                elect.run_exact(ctx)
-            with ctx.phase("near"):
-                near_stats = near.run(ctx)
+            while True:
+                with ctx.phase("elect_url"):
+                    elect.run_url(ctx)
+                with ctx.phase("elect_exact"):
+                    elect.run_exact(ctx)
+                with ctx.phase("near"):
+                    near_stats = near.run(ctx)
+                if not near_stats.get("pull"):
+                    break
+                # levenshtein: the window links the region to more pages; take them in
+                with ctx.phase("region"):
+                    incremental.grow_region(ctx, near_stats["pull"])
+                if config.n_min > 0:
+                    conn.execute(sql("small_hosts_incremental"), {"n_min": config.n_min})
             with ctx.phase("assign"):
                 run_script(conn, "assign")
             (processed,) = conn.execute("SELECT count(*) FROM temp.run_assign").fetchone()

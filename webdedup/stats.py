@@ -16,6 +16,7 @@ STATE_TABLES = (
     "_webdedup_sketches",
     "_webdedup_bands",
     "_webdedup_edges",
+    "_webdedup_nodes",
     "_webdedup_verified",
     "_webdedup_changes",
     "_webdedup_runs",

@@ -42,6 +42,7 @@ def run_url(ctx: Any) -> dict[str, int]:
 def run_exact(ctx: Any) -> dict[str, int]:
     """Phase 3: components of URL groups sharing a text, one elected winner each."""
     conn = ctx.conn
+    conn.execute("DELETE FROM temp.run_exact_component")  # a grown region runs it again
     rows = conn.execute(sql("exact_links"), {"min_words": ctx.config.min_words})
     components = exact_components([int(w) for w in ws.split(",")] for _h, ws in rows)
     conn.executemany(

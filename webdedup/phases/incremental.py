@@ -8,6 +8,11 @@ on transitively (``sql/region.sql``). The region is a union of whole components 
 graph, and every phase's result on a component depends on that component alone, so running
 the unchanged phases 2-4 on the region gives exactly what a full run would give there; the
 pages outside it keep their annotations.
+
+The levenshtein window links pages by their place in the URL order, which no index holds:
+phase 4 finds the window pairs that link the region to pages outside it
+(``near._levenshtein_incremental``), :func:`grow_region` takes those pages in, and phases
+2-4 run again until the region is closed.
 """
 
 from __future__ import annotations
@@ -98,7 +103,8 @@ def plan_run(
     version = schema_version(conn)
     if version == 0 or not table_exists(conn, "_prepared"):
         return Plan("full", "first run on this database", seq)
-    if version < 2:
+    needed = 3 if config.method == "levenshtein" else 2  # 3: the stored window nodes
+    if version < needed:
         return Plan("full", f"the stored state is from an older webdedup (schema {version})", seq)
     stored = _meta(conn, "fingerprint")
     if stored != config.fingerprint():
@@ -108,8 +114,6 @@ def plan_run(
             f"(fingerprint {stored} -> {config.fingerprint()}): rebuilding everything",
             seq,
         )
-    if config.method == "levenshtein":
-        return Plan("full", "the levenshtein window is global: every run is a full run", seq)
     if not triggers_intact(conn, table, present):
         return Plan(
             "full",
@@ -162,17 +166,41 @@ def build_region(ctx: Any, changed: set[int]) -> dict[str, int]:
             "(SELECT id FROM temp.run_changed) UNION SELECT host FROM temp.run_prepared)"
         )
     conn.execute("INSERT INTO temp.run_frontier (id) SELECT id FROM temp.run_region")
+    steps = _close_region(conn)
+    run_script(conn, "region_load")
+    _load_bands(ctx)
+    (size,) = conn.execute("SELECT count(*) FROM temp.run_region").fetchone()
+    return {"changed": len(changed), "region": size, "steps": steps}
+
+
+def grow_region(ctx: Any, ids: set[int]) -> dict[str, int]:
+    """Add unchanged pages (and all they link to) to the region; load their stored state.
+
+    The levenshtein window asks for it when a window pair links the region to them.
+    """
+    conn = ctx.conn
+    conn.execute("DELETE FROM temp.run_frontier")
+    conn.executemany(
+        "INSERT INTO temp.run_frontier (id) SELECT ?1 "
+        "WHERE ?1 NOT IN (SELECT id FROM temp.run_region)",
+        [(i,) for i in sorted(ids)],
+    )
+    conn.execute("INSERT OR IGNORE INTO temp.run_region (id) SELECT id FROM temp.run_frontier")
+    steps = _close_region(conn)
+    run_script(conn, "region_load")
+    (size,) = conn.execute("SELECT count(*) FROM temp.run_region").fetchone()
+    return {"region": size, "steps": steps}
+
+
+def _close_region(conn: sqlite3.Connection) -> int:
+    """Grow the region from its frontier until nothing new links to it; returns the steps."""
     steps = 0
     while True:
         steps += 1
         run_script(conn, "region_step")
         added = conn.execute("SELECT count(*) FROM temp.run_frontier").fetchone()[0]
         if added == 0:
-            break
-    run_script(conn, "region_load")
-    _load_bands(ctx)
-    (size,) = conn.execute("SELECT count(*) FROM temp.run_region").fetchone()
-    return {"changed": len(changed), "region": size, "steps": steps}
+            return steps
 
 
 def _load_bands(ctx: Any) -> None:

@@ -18,10 +18,12 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..config import Config
 from ..election import order_by_sql
 from ..near.cluster import degree_stars
-from ..near.levenshtein import window_pairs
+from ..near.levenshtein import indel_scores, may_reach, window_delta, window_pairs
 from ..near.shingles import shingle_hashes
 from ..near.sketch import (
     LEVENSHTEIN_MAX_CHARS,
@@ -103,8 +105,16 @@ def run(ctx: Any) -> dict[str, int]:
     spec = NearSpec.from_config(config)
     run_script(conn, "near_nodes", {"min_words": spec.min_words})
     component = dict(conn.execute("SELECT id, component FROM temp.run_near_nodes"))
-    if spec.method == "levenshtein":
-        edges = [e for e in _levenshtein_run(ctx, spec) if component[e[0]] != component[e[1]]]
+    if spec.method == "levenshtein" and ctx.incremental:
+        found = _levenshtein_incremental(ctx, spec, component)
+        if isinstance(found, set):  # the region must grow first
+            return {"candidates": 0, "edges": 0, "pull": found}
+        edges = found
+        candidates = len(edges)
+    elif spec.method == "levenshtein":
+        edges = [
+            e for e in _levenshtein_run(ctx, spec, component) if component[e[0]] != component[e[1]]
+        ]
         candidates = len(edges)
     else:
         candidates, edges = _banded_run(ctx, spec)
@@ -280,10 +290,17 @@ def _stored_simhashes(ctx: Any, ids: Iterable[int]) -> dict[int, int]:
     return out
 
 
-def _levenshtein_run(ctx: Any, spec: NearSpec) -> Iterator[tuple[int, int, float]]:
-    """Stream the nodes in canonical-URL order; compare within a sliding window."""
+def _levenshtein_run(
+    ctx: Any, spec: NearSpec, component: dict[int, int]
+) -> Iterator[tuple[int, int, float]]:
+    """Stream the nodes in canonical-URL order; compare within a sliding window.
+
+    Also records the nodes (``run_lev_nodes``) for the next, incremental, run.
+    """
     conn = ctx.conn
-    ordered = [r[0] for r in conn.execute(sql("near_url_order"))]
+    keyed = conn.execute(sql("near_url_order")).fetchall()
+    _record_nodes(ctx, keyed, component)
+    ordered = [pid for pid, _, _ in keyed]
     bar = ctx.bar("compare", total=len(ordered), unit="page")
     carry_ids: list[int] = []
     carry_texts: list[str] = []
@@ -308,6 +325,126 @@ def _levenshtein_run(ctx: Any, spec: NearSpec) -> Iterator[tuple[int, int, float
         carry_texts = window_texts[-spec.distance :]
         bar.update(len(block))
     bar.close()
+
+
+def _record_nodes(
+    ctx: Any, keyed: Iterable[tuple[int, str, int]], component: dict[int, int]
+) -> None:
+    """Keep the window's nodes ``(id, url_key, text_len)`` for the write-back."""
+    ctx.conn.executemany(
+        "INSERT INTO temp.run_lev_nodes (id, url_key, component, length) VALUES (?, ?, ?, ?)",
+        [(pid, key, component[pid], compared_length(n)) for pid, key, n in keyed],
+    )
+
+
+def compared_length(text_len: int) -> int:
+    """How many characters of a normalized text of ``text_len`` the window compares.
+
+    (The text compared is the normalized text, cut at ``LEVENSHTEIN_MAX_CHARS``; ``text_len``
+    is its full length, stored by phase 1.)
+    """
+    return min(text_len, LEVENSHTEIN_MAX_CHARS)
+
+
+def _levenshtein_incremental(
+    ctx: Any, spec: NearSpec, component: dict[int, int]
+) -> set[int] | list[tuple[int, int, float]]:
+    """The levenshtein window of an incremental run, around its region.
+
+    The region's nodes are placed among the stored ones (:func:`window_delta`); the pairs
+    that involve a region node, or that entered or left the window because region nodes
+    came or went between them, are the only ones whose outcome can differ from the last run.
+    Any of them that links the region to an outside node (a new edge to it, or a stored edge
+    of two outside nodes that must go) means the outside node belongs to the region: their
+    ids are returned, and the caller grows the region and runs phases 2-4 again. Otherwise
+    the region's edges are returned: the same as a full run's there.
+    """
+    conn = ctx.conn
+    keyed = conn.execute(sql("near_url_order")).fetchall()  # the region's nodes now
+    # keys as UTF-8 bytes: compared as SQLite's ORDER BY compares them, and not decoded
+    new_region = [(k.encode("utf-8"), pid) for pid, k, _ in keyed]
+    old_region = conn.execute(
+        "SELECT CAST(url_key AS BLOB), id FROM main._webdedup_nodes "
+        "WHERE id IN (SELECT id FROM temp.run_region)"
+    ).fetchall()
+    outside = conn.execute(
+        "SELECT CAST(url_key AS BLOB), id, component, length FROM main._webdedup_nodes "
+        "WHERE id NOT IN (SELECT id FROM temp.run_region) ORDER BY url_key, id"
+    )
+    delta = window_delta(outside, old_region, new_region, spec.distance)
+
+    # a stored edge whose two nodes are no longer in one window must go
+    conn.execute("DELETE FROM temp.run_lev_left")
+    conn.executemany(
+        "INSERT OR IGNORE INTO temp.run_lev_left (a, b) VALUES (?, ?)",
+        [(a, b) if a < b else (b, a) for a, b in delta.left],
+    )
+    pull = {
+        x
+        for pair in conn.execute(
+            "SELECT e.a, e.b FROM temp.run_lev_left AS l "
+            "CROSS JOIN main._webdedup_edges AS e ON e.a = l.a AND e.b = l.b"
+        )
+        for x in pair
+    }
+
+    comps = dict(component)
+    lengths = {pid: compared_length(n) for pid, _, n in keyed}
+    for pid, (comp, length) in delta.outside.items():
+        comps[pid], lengths[pid] = comp, length
+    pairs = delta.region + [(a, b) for a, b in delta.entered if comps[a] != comps[b]]
+    la = np.fromiter((lengths[a] for a, _ in pairs), dtype=np.int64, count=len(pairs))
+    lb = np.fromiter((lengths[b] for _, b in pairs), dtype=np.int64, count=len(pairs))
+    pairs = [p for p, ok in zip(pairs, may_reach(la, lb, spec.threshold), strict=True) if ok]
+
+    edges: list[tuple[int, int, float]] = []
+    for (a, b), score in _indel_scores_cached(ctx, spec, pairs).items():
+        if score < spec.threshold:
+            continue
+        if a in component and b in component:
+            if component[a] != component[b]:
+                edges.append((min(a, b), max(a, b), score))
+        else:  # an edge reaching out of the region (or between two outside nodes, new)
+            pull.update(x for x in (a, b) if x not in component)
+    if pull:
+        return pull
+    _record_nodes(ctx, keyed, component)
+    return sorted(set(edges))
+
+
+def _indel_scores_cached(
+    ctx: Any, spec: NearSpec, pairs: Sequence[tuple[int, int]]
+) -> dict[tuple[int, int], float]:
+    """Scores of window pairs, in worker processes; kept for the run (a grown region asks
+    again for most of them)."""
+    cache: dict[tuple[int, int], float] = ctx.scratch.setdefault("levenshtein_scores", {})
+    todo = [p for p in pairs if p not in cache]
+    bar = ctx.bar("compare", total=len(pairs), unit="pair")
+    bar.update(len(pairs) - len(todo))
+    workers = worker_count(ctx.config, len(todo), minimum=PARALLEL_MIN_PAIRS)
+    chunks = [todo[i : i + VERIFY_CHUNK] for i in range(0, len(todo), VERIFY_CHUNK)]
+    jobs = (
+        (spec.threshold, fetch_pages(ctx, {x for pair in chunk for x in pair}), chunk)
+        for chunk in chunks
+    )
+    for chunk, found in zip(chunks, ordered_map(indel_chunk, jobs, workers), strict=True):
+        cache.update(zip(chunk, found, strict=True))
+        bar.update(len(chunk))
+    bar.close()
+    return {p: cache[p] for p in pairs}
+
+
+def indel_chunk(
+    threshold: float, pages: dict[int, PageInput], pairs: Sequence[tuple[int, int]]
+) -> list[float]:
+    """Window scores of pairs from the raw pages (pure; runs in worker processes), as the
+    full run's :func:`window_pairs` computes them."""
+    texts = {
+        pid: digest_text(page_text(page)).sketch[:LEVENSHTEIN_MAX_CHARS]
+        for pid, page in pages.items()
+    }
+    scores = indel_scores([texts[a] for a, _ in pairs], [texts[b] for _, b in pairs], threshold)
+    return [round(float(s), 6) for s in scores]
 
 
 def near_in_memory(
