@@ -206,6 +206,15 @@ def test_levenshtein_page_moving_in_url_order(tmp_path):
     assert _lev_scenario(tmp_path, [(0, 0, 1), (5, 16, 1), (15, 1, 1)], change) == (0, 1)
 
 
+def test_levenshtein_page_changing_text_in_place(tmp_path):
+    # /c keeps its place next to /b, and its new text is a near-duplicate of /b's: a pair
+    # already in the window, scored again because one side changed
+    def change(conn):
+        conn.execute("UPDATE pages SET content = ? WHERE url = ?", (LEV_TEXTS[1], LEV_URLS[1]))
+
+    assert _lev_scenario(tmp_path, [(0, 0, 1), (1, 16, 1)], change) == (0, 1)
+
+
 def test_levenshtein_state_from_before_the_stored_window_means_a_full_run(tmp_path):
     # a database last run by a webdedup without _webdedup_nodes (schema 2) has no stored
     # window: the next levenshtein run is full, says why, and stores it

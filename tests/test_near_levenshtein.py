@@ -157,6 +157,11 @@ def _check_delta(outside, old, new, distance):
     outside_ids = {i for _, i in out_keys}
     assert sorted(delta.region) == sorted(p for p in after if set(p) & region_ids)
     assert len(delta.region) == len(set(delta.region))
+    old_rank = {i: r for r, i in enumerate(old_order)}
+    assert delta.was_near == [
+        a in old_rank and b in old_rank and abs(old_rank[a] - old_rank[b]) <= distance
+        for a, b in delta.region
+    ]
     assert set(delta.entered) == {p for p in after - before if set(p) <= outside_ids}
     assert set(delta.left) == {p for p in before - after if set(p) <= outside_ids}
     assert delta.nodes == len(new_order)

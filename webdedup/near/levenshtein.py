@@ -159,9 +159,12 @@ class WindowDelta:
     node between them left); ``left``: pairs of outside nodes in the old window and no longer
     in the new one (a node came between them). Outside pairs in both windows score as before.
     ``outside``: the extra fields of each outside node in those pairs, by id.
+    ``was_near``: for each ``region`` pair, whether both nodes were already within
+    ``distance`` of each other in the old order.
     """
 
     region: list[tuple[int, int]]
+    was_near: list[bool]
     entered: list[tuple[int, int]]
     left: list[tuple[int, int]]
     outside: dict[int, tuple[int, ...]]
@@ -238,6 +241,13 @@ def window_delta(
     by_position = np.lexsort((second, first))
     first, second = first[by_position], second[by_position]
     region = list(zip(order[first].tolist(), order[second].tolist(), strict=True))
+    # old positions by new position (-1: not in the old order)
+    old_at = np.full(size, -1, dtype=np.int64)
+    old_at[pn] = po
+    was_at = {key[1]: at + j for j, (key, at) in enumerate(zip(old_keys, at_old, strict=True))}
+    old_at[region_pos] = [was_at.get(key[1], -1) for key in new_keys]
+    o1, o2 = old_at[first], old_at[second]
+    was_near = ((o1 >= 0) & (o2 >= 0) & (np.abs(o2 - o1) <= distance)).tolist()
 
     entered_idx: list[tuple[np.ndarray, np.ndarray]] = []
     left_idx: list[tuple[np.ndarray, np.ndarray]] = []
@@ -260,4 +270,6 @@ def window_delta(
     rows_used = np.unique(np.concatenate(used)) if used else np.zeros(0, dtype=np.int64)
     rows_used = rows_used[rows_used >= 0]
     extra = {int(r[0]): tuple(r[1:]) for r in info[rows_used].tolist()}
-    return WindowDelta(region, id_pairs(entered_idx), id_pairs(left_idx), extra, size)
+    return WindowDelta(
+        region, was_near, id_pairs(entered_idx), id_pairs(left_idx), extra, size
+    )

@@ -392,7 +392,16 @@ def _levenshtein_incremental(
     lengths = {pid: compared_length(n) for pid, _, n in keyed}
     for pid, (comp, length) in delta.outside.items():
         comps[pid], lengths[pid] = comp, length
-    pairs = delta.region + [(a, b) for a, b in delta.entered if comps[a] != comps[b]]
+    # An unchanged region node and an outside node that already met in the old window
+    # scored below the threshold then (an edge, or one exact group, would have put the
+    # outside node in the region): the same texts need no second look.
+    changed = {r[0] for r in conn.execute("SELECT id FROM temp.run_changed")}
+    pairs = [
+        (a, b)
+        for (a, b), was in zip(delta.region, delta.was_near, strict=True)
+        if not (was and _unchanged_meets_outside(a, b, component, changed))
+    ]
+    pairs += [(a, b) for a, b in delta.entered if comps[a] != comps[b]]
     la = np.fromiter((lengths[a] for a, _ in pairs), dtype=np.int64, count=len(pairs))
     lb = np.fromiter((lengths[b] for _, b in pairs), dtype=np.int64, count=len(pairs))
     pairs = [p for p, ok in zip(pairs, may_reach(la, lb, spec.threshold), strict=True) if ok]
@@ -410,6 +419,11 @@ def _levenshtein_incremental(
         return pull
     _record_nodes(ctx, keyed, component)
     return sorted(set(edges))
+
+
+def _unchanged_meets_outside(a: int, b: int, region: dict[int, int], changed: set[int]) -> bool:
+    inside, other = (a, b) if a in region else (b, a)
+    return other not in region and inside not in changed
 
 
 def _indel_scores_cached(
