@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-from conftest import annotations, crawl_with_duplicates, dump, make_page, real_texts
+from conftest import annotations, crawl_with_duplicates, dump, make_page, real_texts, write_pages
 
 from webdedup.cli import cli
 
@@ -95,6 +95,41 @@ def test_no_pages_table_lists_tables(tmp_path):
     )
     assert dump(path) == before
     assert invoke("db", str(path), "--table", "documents", "-q").exit_code == 0
+
+
+def test_a_crawler_column_named_like_an_output_column_is_never_overwritten(tmp_path):
+    # a crawler that keeps its own content_hash (say, MD5 of the raw body)
+    path = tmp_path / "c.sqlite"
+    write_pages(
+        path,
+        [{"url": "https://a.example/", "content": "text", "content_hash": "md5-of-body"}],
+        columns=("url", "content", "content_hash"),
+    )
+    before = dump(path)
+    res = invoke("db", str(path))
+    assert res.exit_code == 3
+    assert "already has column(s) content_hash" in res.output
+    assert "RENAME COLUMN" in res.output
+    assert dump(path) == before
+    with sqlite3.connect(path) as conn:
+        conn.execute("ALTER TABLE pages RENAME COLUMN content_hash TO body_md5")
+    assert invoke("db", str(path), "-q").exit_code == 0
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT body_md5 FROM pages").fetchone() == ("md5-of-body",)
+
+
+def test_output_columns_of_an_earlier_run_are_webdedups_own(tmp_path):
+    path = write_pages(tmp_path / "c.sqlite", crawl_with_duplicates(5))
+    assert invoke("db", str(path), "-q").exit_code == 0
+    assert invoke("db", str(path), "-q", "--full").exit_code == 0
+    # webdedup's state removed, its columns and their index left: still recognised
+    with sqlite3.connect(path) as conn:
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' "
+            "AND (name LIKE '\\_webdedup%' ESCAPE '\\' OR name = '_prepared')"
+        ).fetchall():
+            conn.execute(f'DROP TABLE "{name}"')
+    assert invoke("db", str(path), "-q").exit_code == 0
 
 
 def test_missing_url_or_text_column_lists_columns(tmp_path):

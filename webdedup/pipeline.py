@@ -192,6 +192,16 @@ def run_on_db(
         check_schema(conn)
         present = resolve_columns(conn, config.columns, where)
         table = config.columns.table
+        foreign = write_back.foreign_output_columns(conn, table)
+        if foreign:
+            names = ", ".join(foreign)
+            raise InputError(
+                f"table {table!r} already has column(s) {names}, which webdedup writes its "
+                "results into, and webdedup did not create them: refusing to overwrite the "
+                f"crawler's data. Rename them (ALTER TABLE {quote(table)} RENAME COLUMN "
+                f"{quote(foreign[0])} TO ...), or drop them if an earlier webdedup run whose "
+                "state was removed wrote them."
+            )
         ctx = RunContext(conn, config, table, present, 0, progress, on_phase)
         try:
             conn.execute("BEGIN")  # one read snapshot for phases 1-4

@@ -7,6 +7,7 @@ the run row, and the optional prune.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Any
 
@@ -53,6 +54,47 @@ def add_output_columns(conn: sqlite3.Connection, table: str) -> list[str]:
     return added
 
 
+def foreign_output_columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    """Output column names that ``table`` already has and webdedup did not create (read-only).
+
+    Webdedup's own are recognised by the tables it recorded as annotated (or, for a database
+    annotated before that record, by the last run's table), or by its index on them. Writing
+    into a crawler's own ``content_hash`` would destroy the crawler's data.
+    """
+    present = [c for c in OUTPUT_COLUMNS if c in set(table_columns(conn, table))]
+    if not present or table in annotated_tables(conn):
+        return []
+    index = f"_webdedup_{table}_kind_group"
+    found = conn.execute(
+        "SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?", (index,)
+    ).fetchone()
+    return [] if found else present
+
+
+def annotated_tables(conn: sqlite3.Connection) -> list[str]:
+    """The tables webdedup has written its output columns into."""
+    if not table_exists(conn, "_webdedup_meta"):
+        return []
+    rows = dict(
+        conn.execute(
+            "SELECT key, value FROM _webdedup_meta WHERE key IN ('annotated_tables', 'config')"
+        )
+    )
+    if "annotated_tables" in rows:
+        return list(json.loads(rows["annotated_tables"]))
+    if "config" in rows:  # written before the record existed: the last run's table
+        return [json.loads(rows["config"])["columns"]["table"]]
+    return []
+
+
+def _record_annotated(conn: sqlite3.Connection, table: str) -> None:
+    tables = sorted(set(annotated_tables(conn)) | {table})
+    conn.execute(
+        "INSERT OR REPLACE INTO _webdedup_meta (key, value) VALUES ('annotated_tables', ?)",
+        (json.dumps(tables),),
+    )
+
+
 def run(ctx: Any, plan: Any) -> dict[str, int]:
     """Annotate ``pages`` and save the run's state (call inside the write transaction).
 
@@ -63,6 +105,7 @@ def run(ctx: Any, plan: Any) -> dict[str, int]:
     conn = ctx.conn
     migrate(conn)
     add_output_columns(conn, ctx.table)
+    _record_annotated(conn, ctx.table)
     before = conn.total_changes
     run_script(conn, "write_back", pages=quote(ctx.table), url=quote(ctx.present["url"]))
     written = conn.total_changes - before
