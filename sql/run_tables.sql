@@ -10,7 +10,8 @@ CREATE TEMP TABLE run_prepared (  -- the columns of main._prepared, in the same 
 DROP TABLE IF EXISTS temp.run_sketches;
 CREATE TEMP TABLE run_sketches (id INTEGER PRIMARY KEY, scheme TEXT NOT NULL, sketch BLOB NOT NULL);
 DROP TABLE IF EXISTS temp.run_bands;
-CREATE TEMP TABLE run_bands (band_key INTEGER NOT NULL, id INTEGER NOT NULL);
+CREATE TEMP TABLE run_bands (band_key INTEGER NOT NULL, id INTEGER NOT NULL,
+                            PRIMARY KEY (band_key, id)) WITHOUT ROWID;
 DROP TABLE IF EXISTS temp.run_edges;
 CREATE TEMP TABLE run_edges (a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL,
                              method TEXT NOT NULL, PRIMARY KEY (a, b)) WITHOUT ROWID;

@@ -77,7 +77,7 @@ def store_bands(conn: Any, table: str, ids: Sequence[int], keys: Sequence[list[i
     """Insert ``(band_key, id)`` rows into a TEMP table (one JSON array a page: measured
     twice as fast as a row-by-row executemany)."""
     conn.executemany(
-        f"INSERT INTO temp.{table} (band_key, id) SELECT value, ? FROM json_each(?)",
+        f"INSERT OR IGNORE INTO temp.{table} (band_key, id) SELECT value, ? FROM json_each(?)",
         [(pid, json.dumps(k)) for pid, k in zip(ids, keys, strict=True)],
     )
 
@@ -205,7 +205,6 @@ def group_near(
 
 def _banded_run(ctx: Any, spec: NearSpec) -> tuple[int, list[tuple[int, int, float]]]:
     conn = ctx.conn
-    conn.execute("CREATE INDEX IF NOT EXISTS temp.run_bands_key ON run_bands(band_key)")
     pairs = conn.execute(sql("near_candidates")).fetchall()
     bar = ctx.bar("verify", total=len(pairs), unit="pair")
     if spec.method == "simhash":  # the stored SimHashes are all verification needs: no cache
