@@ -97,9 +97,9 @@ def test_band_layout_covers_64_bits():
 
 def test_band_keys_shape_and_range():
     h = simhash(_real_texts(1)[0])
-    for d in (0, 1, 3, 6, 12, 63):
+    for d in (0, 1, 2, 3, 6, 8, 9, 12, 63):
         keys = band_keys(h, d)
-        assert len(keys) == d + 1 == len(set(keys))
+        assert len(keys) == len(set(keys)) == len(_key_groups(d))
         assert all(-(2**63) <= k < 2**63 for k in keys)
     assert band_keys(2**64 - 1, 0) == [-1]
     assert band_keys(5, 0) == [5]
@@ -121,11 +121,24 @@ def test_band_keys_pigeonhole(h, max_distance, data):
     assert set(band_keys(h, max_distance)) & set(band_keys(other, max_distance))
 
 
-@settings(max_examples=200, deadline=None)
-@given(hashes, hashes, st.integers(min_value=0, max_value=20))
-def test_band_keys_shared_implies_some_band_equal(a, b, max_distance):
+def _key_groups(d: int) -> list[list[tuple[int, int]]]:
+    """The bit blocks behind each key: pairs of d + 2 blocks for 2 <= d <= 8, else bands."""
+    if not 2 <= d <= 8:
+        return [[band] for band in band_layout(d)]
+    n = d + 2
+    widths = [64 // n + (1 if i < 64 % n else 0) for i in range(n)]
+    blocks = [(sum(widths[:i]), widths[i]) for i in range(n)]
+    return [[blocks[i], blocks[j]] for i in range(n) for j in range(i + 1, n)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(hashes, hashes, st.integers(min_value=0, max_value=20), st.data())
+def test_band_keys_shared_iff_some_key_group_equal(a, b, max_distance, data):
+    if data.draw(st.booleans(), label="b near a"):  # else two random hashes rarely collide
+        b = a ^ (b & data.draw(st.sampled_from([0xFF, 0xFF00FF, 0xF0F0F0F0F0F0F0F0])))
     shared = set(band_keys(a, max_distance)) & set(band_keys(b, max_distance))
-    equal_band = any(
-        (a >> s) & ((1 << w) - 1) == (b >> s) & ((1 << w) - 1) for s, w in band_layout(max_distance)
+    equal_group = any(
+        all((a >> s) & ((1 << w) - 1) == (b >> s) & ((1 << w) - 1) for s, w in group)
+        for group in _key_groups(max_distance)
     )
-    assert bool(shared) == equal_band
+    assert bool(shared) == equal_group

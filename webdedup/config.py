@@ -136,8 +136,13 @@ class Config:
 
     # -- the parameters that shape stored state -------------------------------------------
     def shaping_parameters(self) -> dict[str, Any]:
-        """The parameters whose change invalidates stored prepared rows, signatures and edges."""
-        return {
+        """The parameters whose change invalidates stored prepared rows, signatures and edges.
+
+        Also the version of how band keys are computed, where it changed since the method
+        shipped: stored keys of an older version must not meet new ones.
+        """
+        banding = {"simhash_banding": 2} if self.method == "simhash" else {}
+        return banding | {
             "method": self.method,
             "threshold": float(self.threshold),
             "distance": int(self.distance),

@@ -21,6 +21,7 @@ from __future__ import annotations
 import string
 import unicodedata
 from hashlib import blake2b
+from itertools import combinations
 
 import numpy as np
 
@@ -137,7 +138,11 @@ def band_layout(max_distance: int) -> list[tuple[int, int]]:
         raise ValueError(
             f"max_distance must be in [0, 63] (use max_distance_for(threshold)), got {max_distance}"
         )
-    n = int(max_distance) + 1
+    return _blocks(int(max_distance) + 1)
+
+
+def _blocks(n: int) -> list[tuple[int, int]]:
+    """``n`` consecutive blocks over the 64 bits, the first ``64 % n`` one bit wider."""
     base, extra = divmod(HASH_BITS, n)
     layout = []
     shift = 0
@@ -148,17 +153,28 @@ def band_layout(max_distance: int) -> list[tuple[int, int]]:
     return layout
 
 
+#: Up to this distance the 64 bits are cut into ``max_distance + 2`` blocks and every pair of
+#: blocks is a key (45 keys at most, of 12 bits at least): two blocks are always left
+#: untouched, and a pair of blocks collides by chance far less often than one block.
+PAIRED_MAX_DISTANCE = 8
+_PAIRED = 1 << 56  # marks the keys of paired blocks
+
+
 def band_keys(h: int, max_distance: int) -> list[int]:
     """Pigeonhole band keys: hashes within ``max_distance`` bits share at least one key.
 
-    The 64 bits are cut into ``max_distance + 1`` bands (:func:`band_layout`); ``d`` differing
-    bits can touch at most ``d`` bands, so one band is equal. Keys are signed int64 (SQLite
-    INTEGER): for ``max_distance == 0`` the hash itself; otherwise
-    ``(n_bands << 40) | (band_index << 32) | band_bits`` (bands are at most 32 bits wide then).
-    Keys are comparable only between hashes banded with the same ``max_distance``.
+    ``d`` differing bits touch at most ``d`` blocks of the 64 bits. For ``2 <= d <=``
+    :data:`PAIRED_MAX_DISTANCE` the bits are cut into ``d + 2`` blocks and each pair of blocks
+    gives a key (at least two blocks are equal, so their pair is); otherwise into ``d + 1``
+    bands (:func:`band_layout`), one key each (one band is equal). Keys are signed int64
+    (SQLite INTEGER): for ``d == 0`` the hash itself; else ``(count << 40) | (index << 32) |
+    bits``, with :data:`_PAIRED` set for pairs (the bits of a key are at most 32 wide). Keys
+    are comparable only between hashes banded with the same ``max_distance``.
 
     >>> band_keys(0xFF, 1)
     [2199023255807, 2203318222848]
+    >>> len(band_keys(0xFF, 6))  # 8 blocks of 8 bits, 28 pairs of them
+    28
     >>> set(band_keys(0b1, 3)) & set(band_keys(0b11, 3)) != set()
     True
     """
@@ -166,6 +182,17 @@ def band_keys(h: int, max_distance: int) -> list[int]:
     layout = band_layout(max_distance)
     if len(layout) == 1:
         return [value - (1 << 64) if value >= 1 << 63 else value]
+    if 2 <= max_distance <= PAIRED_MAX_DISTANCE:
+        blocks = [
+            ((value >> shift) & ((1 << width) - 1), width)
+            for shift, width in _blocks(max_distance + 2)
+        ]
+        pairs = list(combinations(blocks, 2))
+        count = len(pairs)
+        return [
+            _PAIRED | (count << 40) | (i << 32) | (a << wb) | b
+            for i, ((a, _), (b, wb)) in enumerate(pairs)
+        ]
     n = len(layout)
     return [
         (n << 40) | (i << 32) | ((value >> shift) & ((1 << width) - 1))
