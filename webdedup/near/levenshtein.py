@@ -10,6 +10,9 @@ upper bound of the score) are skipped before any string comparison; the others a
 blocks with ``rapidfuzz.process.cpdist`` (pairwise, native threads with ``workers``, memory
 bounded by ``block_size * distance`` pairs).
 
+An incremental run does not slide the window again: :func:`window_delta` places the changed
+nodes among the unchanged ones and names the only pairs whose outcome can differ.
+
 >>> list(window_pairs(["abcdef", "abcdeg", "zzzzzz"], distance=2, threshold=0.8))
 [(0, 1, 0.8333333333333334)]
 """

@@ -99,8 +99,13 @@ def fetch_texts(ctx: Any, ids: Iterable[int]) -> dict[int, str]:
     return {pid: digest_text(page_text(p)).sketch for pid, p in fetch_pages(ctx, ids).items()}
 
 
-def run(ctx: Any) -> dict[str, int]:
-    """Phase 4 over the distinct texts of the exact groups; fills ``run_edges``/``run_near``."""
+def run(ctx: Any) -> dict[str, Any]:
+    """Phase 4 over the distinct texts of the exact groups; fills ``run_edges``/``run_near``.
+
+    Returns counts (``candidates``, ``edges``), or, in an incremental levenshtein run whose
+    window links the region to pages outside it, ``pull``: those pages' ids (nothing filled;
+    the caller grows the region and runs phases 2-4 again).
+    """
     conn, config = ctx.conn, ctx.config
     spec = NearSpec.from_config(config)
     run_script(conn, "near_nodes", {"min_words": spec.min_words})
