@@ -232,6 +232,26 @@ def test_levenshtein_state_from_before_the_stored_window_means_a_full_run(tmp_pa
     assert annotations(path) == full_twin(path, tmp_path, "levenshtein", distance=2)
 
 
+def test_simhash_new_page_meets_its_stored_near_duplicate(tmp_path):
+    # only band collisions within the SimHash distance join the region: the one that matters
+    # must, on a URL and a text of its own (no other link to the stored page)
+    from webdedup.near.simhash import hamming, simhash
+    from webdedup.text import normalize_text
+
+    text = " ".join(real_texts()[20]["text"].split()[:300])
+    variant = text + " Updated."
+    assert hamming(simhash(normalize_text(text)), simhash(normalize_text(variant))) <= 6
+    others = [make_page(f"https://o{i}.example/", real_texts()[30 + i]["text"]) for i in range(8)]
+    path = write_pages(tmp_path / "crawl.sqlite", [make_page("https://a.example/", text), *others])
+    d = Deduplicator(method="simhash")
+    d.run_on_db(path)
+    insert(path, [make_page("https://b.example/copy", variant)])
+    result = d.run_on_db(path)
+    assert result.mode == "incremental" and result.near_duplicates == 1
+    assert result.processed == 2  # the new page and its near-duplicate, not the others
+    assert annotations(path) == full_twin(path, tmp_path, "simhash")
+
+
 def test_incremental_run_processes_only_the_changes(db_builder):
     pages = [page(i, i, i) for i in range(20)]
     path = db_builder(pages)

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import Config
+from ..near.simhash import hamming
 from ..near.sketch import NearSpec, band_keys_from_blobs
-from ..store import quote, run_script, schema_version, table_exists
+from ..store import quote, run_script, schema_version, sql, table_exists
 from .prepare import url_hash
 
 #: The input columns whose updates are queued (never webdedup's output columns).
@@ -158,7 +159,10 @@ def build_region(ctx: Any, changed: set[int]) -> dict[str, int]:
     conn.executemany("INSERT INTO temp.run_changed (id) VALUES (?)", [(i,) for i in changed])
     conn.execute("INSERT INTO temp.run_region (id) SELECT id FROM temp.run_changed")
     # new near-duplicate candidates of the changed pages: their LSH band collisions
-    run_script(conn, "region_bands")
+    if ctx.config.method == "simhash":
+        _add_simhash_neighbours(ctx)
+    else:
+        run_script(conn, "region_bands")
     if ctx.config.n_min > 0:  # a changed page changes its host's page count
         conn.execute(
             "INSERT OR IGNORE INTO temp.run_region (id) SELECT id FROM main._prepared "
@@ -190,6 +194,23 @@ def grow_region(ctx: Any, ids: set[int]) -> dict[str, int]:
     run_script(conn, "region_load")
     (size,) = conn.execute("SELECT count(*) FROM temp.run_region").fetchone()
     return {"region": size, "steps": steps}
+
+
+def _add_simhash_neighbours(ctx: Any) -> None:
+    """Add the stored pages within the SimHash distance of a changed page to the region.
+
+    Short band keys collide by chance (a 16-bit key with 1 page in 65,536); the SimHashes
+    at hand tell at once whether a collision can become an edge, and only those can change
+    anything. (A MinHash collision needs the texts to verify: all of them join the region.)
+    """
+    d = NearSpec.from_config(ctx.config).max_distance
+    conn = ctx.conn
+    near = {
+        pid
+        for a, pid, b in conn.execute(sql("region_band_pairs"))
+        if hamming(int.from_bytes(a, "little"), int.from_bytes(b, "little")) <= d
+    }
+    conn.executemany("INSERT OR IGNORE INTO temp.run_region (id) VALUES (?)", [(i,) for i in near])
 
 
 def _close_region(conn: sqlite3.Connection) -> int:
