@@ -137,9 +137,9 @@ def test_edges_are_stored_with_scores_and_method(db_builder):
 
 def test_levenshtein_window_across_blocks_equals_in_memory(db_builder, monkeypatch):
     """The DB path streams the sorted nodes in blocks with a carried-over window."""
-    from webdedup.phases import near
+    from webdedup.phases import window
 
-    monkeypatch.setattr(near, "LEVENSHTEIN_BLOCK", 7)
+    monkeypatch.setattr(window, "BLOCK", 7)
     pages = []
     for i in range(30):
         w = words(i % 10, 120)

@@ -11,7 +11,7 @@ pages outside it keep their annotations.
 
 The levenshtein window links pages by their place in the URL order, which no index holds:
 phase 4 finds the window pairs that link the region to pages outside it
-(``near._levenshtein_incremental``), :func:`grow_region` takes those pages in, and phases
+(``window.incremental_run``), :func:`grow_region` takes those pages in, and phases
 2-4 run again until the region is closed.
 """
 

@@ -18,12 +18,9 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-import numpy as np
-
-from ..config import Config
 from ..election import order_by_sql
 from ..near.cluster import degree_stars
-from ..near.levenshtein import indel_scores, may_reach, window_delta, window_pairs
+from ..near.levenshtein import window_pairs
 from ..near.shingles import shingle_hashes
 from ..near.sketch import (
     LEVENSHTEIN_MAX_CHARS,
@@ -36,14 +33,14 @@ from ..near.sketch import (
 from ..parallel import ordered_map
 from ..store import run_script, sql
 from ..text import digest_text
-from .prepare import PageInput, iter_pages, page_text, select_pages_sql, worker_count
+from . import window
+from .prepare import PageInput, fetch_pages, fetch_texts, page_text, worker_count
 
 VERIFY_BATCH = 20_000
 #: Candidate pairs per verification job handed to a worker process.
 VERIFY_CHUNK = 1_000
 #: Below this many candidate pairs verification stays in one process.
 PARALLEL_MIN_PAIRS = 1_000
-LEVENSHTEIN_BLOCK = 2_000
 
 
 def levenshtein_edges(
@@ -55,10 +52,6 @@ def levenshtein_edges(
     ):
         a, b = ids[i], ids[j]
         yield (a, b, score) if a < b else (b, a, score)
-
-
-def workers_for(config: Config) -> int:
-    return -1 if config.workers <= 0 else config.workers
 
 
 # -- the database side -------------------------------------------------------------------------
@@ -82,23 +75,6 @@ def store_bands(conn: Any, table: str, ids: Sequence[int], keys: Sequence[list[i
     )
 
 
-def fetch_pages(ctx: Any, ids: Iterable[int]) -> dict[int, PageInput]:
-    """The raw pages of the given ids, read from the run's snapshot."""
-    ids = list(ids)
-    out: dict[int, PageInput] = {}
-    base = select_pages_sql(ctx.table, ctx.present)
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        cur = ctx.conn.execute(f"{base} WHERE rowid IN ({', '.join('?' * len(chunk))})", chunk)
-        out.update((page.id, page) for page in iter_pages(cur))
-    return out
-
-
-def fetch_texts(ctx: Any, ids: Iterable[int]) -> dict[int, str]:
-    """Normalized (sketch-capped) texts of the given page ids, read from the snapshot."""
-    return {pid: digest_text(page_text(p)).sketch for pid, p in fetch_pages(ctx, ids).items()}
-
-
 def run(ctx: Any) -> dict[str, Any]:
     """Phase 4 over the distinct texts of the exact groups; fills ``run_edges``/``run_near``.
 
@@ -111,15 +87,14 @@ def run(ctx: Any) -> dict[str, Any]:
     run_script(conn, "near_nodes", {"min_words": spec.min_words})
     component = dict(conn.execute("SELECT id, component FROM temp.run_near_nodes"))
     if spec.method == "levenshtein" and ctx.incremental:
-        found = _levenshtein_incremental(ctx, spec, component)
+        found = window.incremental_run(ctx, spec, component)
         if isinstance(found, set):  # the region must grow first
             return {"candidates": 0, "edges": 0, "pull": found}
         edges = found
         candidates = len(edges)
     elif spec.method == "levenshtein":
-        edges = [
-            e for e in _levenshtein_run(ctx, spec, component) if component[e[0]] != component[e[1]]
-        ]
+        found = window.full_run(ctx, spec, component)
+        edges = [e for e in found if component[e[0]] != component[e[1]]]
         candidates = len(edges)
     else:
         candidates, edges = _banded_run(ctx, spec)
@@ -292,177 +267,6 @@ def _stored_simhashes(ctx: Any, ids: Iterable[int]) -> dict[int, int]:
         ):
             out[pid] = int.from_bytes(blob, "little")
     return out
-
-
-def _levenshtein_run(
-    ctx: Any, spec: NearSpec, component: dict[int, int]
-) -> Iterator[tuple[int, int, float]]:
-    """Stream the nodes in canonical-URL order; compare within a sliding window.
-
-    Also records the nodes (``run_lev_nodes``) for the next, incremental, run.
-    """
-    conn = ctx.conn
-    keyed = conn.execute(sql("near_url_order")).fetchall()
-    _record_nodes(ctx, keyed, component)
-    ordered = [pid for pid, _, _ in keyed]
-    bar = ctx.bar("compare", total=len(ordered), unit="page")
-    carry_ids: list[int] = []
-    carry_texts: list[str] = []
-    workers = workers_for(ctx.config)
-    for start in range(0, len(ordered), LEVENSHTEIN_BLOCK):
-        block = ordered[start : start + LEVENSHTEIN_BLOCK]
-        texts = fetch_texts(ctx, block)
-        ids = carry_ids + block
-        window_texts = carry_texts + [texts[i] for i in block]
-        n_carry = len(carry_ids)
-        for i, j, score in window_pairs(
-            window_texts,
-            spec.distance,
-            spec.threshold,
-            workers=workers,
-            max_chars=LEVENSHTEIN_MAX_CHARS,
-        ):
-            if j >= n_carry:  # pairs inside the carried-over part came with the previous block
-                a, b = sorted((ids[i], ids[j]))
-                yield a, b, round(float(score), 6)
-        carry_ids = ids[-spec.distance :]
-        carry_texts = window_texts[-spec.distance :]
-        bar.update(len(block))
-    bar.close()
-
-
-def _record_nodes(
-    ctx: Any, keyed: Iterable[tuple[int, str, int]], component: dict[int, int]
-) -> None:
-    """Keep the window's nodes ``(id, url_key, text_len)`` for the write-back."""
-    ctx.conn.executemany(
-        "INSERT INTO temp.run_lev_nodes (id, url_key, component, length) VALUES (?, ?, ?, ?)",
-        [(pid, key, component[pid], compared_length(n)) for pid, key, n in keyed],
-    )
-
-
-def compared_length(text_len: int) -> int:
-    """How many characters of a normalized text of ``text_len`` the window compares.
-
-    (The text compared is the normalized text, cut at ``LEVENSHTEIN_MAX_CHARS``; ``text_len``
-    is its full length, stored by phase 1.)
-    """
-    return min(text_len, LEVENSHTEIN_MAX_CHARS)
-
-
-def _levenshtein_incremental(
-    ctx: Any, spec: NearSpec, component: dict[int, int]
-) -> set[int] | list[tuple[int, int, float]]:
-    """The levenshtein window of an incremental run, around its region.
-
-    The region's nodes are placed among the stored ones (:func:`window_delta`); the pairs
-    that involve a region node, or that entered or left the window because region nodes
-    came or went between them, are the only ones whose outcome can differ from the last run.
-    Any of them that links the region to an outside node (a new edge to it, or a stored edge
-    of two outside nodes that must go) means the outside node belongs to the region: their
-    ids are returned, and the caller grows the region and runs phases 2-4 again. Otherwise
-    the region's edges are returned: the same as a full run's there.
-    """
-    conn = ctx.conn
-    keyed = conn.execute(sql("near_url_order")).fetchall()  # the region's nodes now
-    # keys as UTF-8 bytes: compared as SQLite's ORDER BY compares them, and not decoded
-    new_region = [(k.encode("utf-8"), pid) for pid, k, _ in keyed]
-    old_region = conn.execute(
-        "SELECT CAST(url_key AS BLOB), id FROM main._webdedup_nodes "
-        "WHERE id IN (SELECT id FROM temp.run_region)"
-    ).fetchall()
-    outside = conn.execute(
-        "SELECT CAST(url_key AS BLOB), id, component, length FROM main._webdedup_nodes "
-        "WHERE id NOT IN (SELECT id FROM temp.run_region) ORDER BY url_key, id"
-    )
-    delta = window_delta(outside, old_region, new_region, spec.distance)
-
-    # a stored edge whose two nodes are no longer in one window must go
-    conn.execute("DELETE FROM temp.run_lev_left")
-    conn.executemany(
-        "INSERT OR IGNORE INTO temp.run_lev_left (a, b) VALUES (?, ?)",
-        [(a, b) if a < b else (b, a) for a, b in delta.left],
-    )
-    pull = {
-        x
-        for pair in conn.execute(
-            "SELECT e.a, e.b FROM temp.run_lev_left AS l "
-            "CROSS JOIN main._webdedup_edges AS e ON e.a = l.a AND e.b = l.b"
-        )
-        for x in pair
-    }
-
-    comps = dict(component)
-    lengths = {pid: compared_length(n) for pid, _, n in keyed}
-    for pid, (comp, length) in delta.outside.items():
-        comps[pid], lengths[pid] = comp, length
-    # An unchanged region node and an outside node that already met in the old window
-    # scored below the threshold then (an edge, or one exact group, would have put the
-    # outside node in the region): the same texts need no second look.
-    changed = {r[0] for r in conn.execute("SELECT id FROM temp.run_changed")}
-    pairs = [
-        (a, b)
-        for (a, b), was in zip(delta.region, delta.was_near, strict=True)
-        if not (was and _unchanged_meets_outside(a, b, component, changed))
-    ]
-    pairs += [(a, b) for a, b in delta.entered if comps[a] != comps[b]]
-    la = np.fromiter((lengths[a] for a, _ in pairs), dtype=np.int64, count=len(pairs))
-    lb = np.fromiter((lengths[b] for _, b in pairs), dtype=np.int64, count=len(pairs))
-    pairs = [p for p, ok in zip(pairs, may_reach(la, lb, spec.threshold), strict=True) if ok]
-
-    edges: list[tuple[int, int, float]] = []
-    for (a, b), score in _indel_scores_cached(ctx, spec, pairs).items():
-        if score < spec.threshold:
-            continue
-        if a in component and b in component:
-            if component[a] != component[b]:
-                edges.append((min(a, b), max(a, b), score))
-        else:  # an edge reaching out of the region (or between two outside nodes, new)
-            pull.update(x for x in (a, b) if x not in component)
-    if pull:
-        return pull
-    _record_nodes(ctx, keyed, component)
-    return sorted(set(edges))
-
-
-def _unchanged_meets_outside(a: int, b: int, region: dict[int, int], changed: set[int]) -> bool:
-    inside, other = (a, b) if a in region else (b, a)
-    return other not in region and inside not in changed
-
-
-def _indel_scores_cached(
-    ctx: Any, spec: NearSpec, pairs: Sequence[tuple[int, int]]
-) -> dict[tuple[int, int], float]:
-    """Scores of window pairs, in worker processes; kept for the run (a grown region asks
-    again for most of them)."""
-    cache: dict[tuple[int, int], float] = ctx.scratch.setdefault("levenshtein_scores", {})
-    todo = [p for p in pairs if p not in cache]
-    bar = ctx.bar("compare", total=len(pairs), unit="pair")
-    bar.update(len(pairs) - len(todo))
-    workers = worker_count(ctx.config, len(todo), minimum=PARALLEL_MIN_PAIRS)
-    chunks = [todo[i : i + VERIFY_CHUNK] for i in range(0, len(todo), VERIFY_CHUNK)]
-    jobs = (
-        (spec.threshold, fetch_pages(ctx, {x for pair in chunk for x in pair}), chunk)
-        for chunk in chunks
-    )
-    for chunk, found in zip(chunks, ordered_map(indel_chunk, jobs, workers), strict=True):
-        cache.update(zip(chunk, found, strict=True))
-        bar.update(len(chunk))
-    bar.close()
-    return {p: cache[p] for p in pairs}
-
-
-def indel_chunk(
-    threshold: float, pages: dict[int, PageInput], pairs: Sequence[tuple[int, int]]
-) -> list[float]:
-    """Window scores of pairs from the raw pages (pure; runs in worker processes), as the
-    full run's :func:`window_pairs` computes them."""
-    texts = {
-        pid: digest_text(page_text(page)).sketch[:LEVENSHTEIN_MAX_CHARS]
-        for pid, page in pages.items()
-    }
-    scores = indel_scores([texts[a] for a, _ in pairs], [texts[b] for _, b in pairs], threshold)
-    return [round(float(s), 6) for s in scores]
 
 
 def near_in_memory(

@@ -139,6 +139,23 @@ def iter_pages(cursor: Iterable[tuple[Any, ...]]) -> Iterator[PageInput]:
         yield PageInput(rowid, url, content, html, dt, crawled, category)
 
 
+def fetch_pages(ctx: Any, ids: Iterable[int]) -> dict[int, PageInput]:
+    """The raw pages of the given ids, read from the run's snapshot."""
+    ids = list(ids)
+    out: dict[int, PageInput] = {}
+    base = select_pages_sql(ctx.table, ctx.present)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        cur = ctx.conn.execute(f"{base} WHERE rowid IN ({', '.join('?' * len(chunk))})", chunk)
+        out.update((page.id, page) for page in iter_pages(cur))
+    return out
+
+
+def fetch_texts(ctx: Any, ids: Iterable[int]) -> dict[int, str]:
+    """Normalized (sketch-capped) texts of the given page ids, read from the snapshot."""
+    return {pid: digest_text(page_text(p)).sketch for pid, p in fetch_pages(ctx, ids).items()}
+
+
 @dataclass(frozen=True)
 class PrepareJob:
     """What a (worker) process needs to prepare and sketch a batch of pages."""
