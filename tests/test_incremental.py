@@ -338,6 +338,33 @@ print("done", flush=True)
 """
 
 
+def test_rows_updated_during_the_first_run_are_not_lost(tmp_path):
+    # no trigger exists while the first run reads: an update made meanwhile by another
+    # connection cannot be queued, so the next run is full and says why
+    path = write_pages(tmp_path / "crawl.sqlite", [page(i, i, i) for i in range(12)])
+    new_text = TEXTS[5] + " and a new closing paragraph about something else entirely"
+
+    def crawler_writes(name: str) -> None:
+        if name == "near":
+            with sqlite3.connect(path) as other:
+                other.execute("UPDATE pages SET content = ? WHERE id = 3", (new_text,))
+            other.close()
+
+    first = Deduplicator(on_phase=crawler_writes).run_on_db(path)
+    assert first.mode == "full"
+    messages: list[str] = []
+    second = Deduplicator().run_on_db(path, on_message=messages.append)
+    assert second.mode == "full" and "changed while the last run read it" in messages[0]
+    assert annotations(path) == full_twin(path, tmp_path, "minhash")
+    assert Deduplicator().run_on_db(path).mode == "incremental"  # and only once
+
+
+def test_a_first_run_alone_leaves_no_full_run_behind(tmp_path):
+    path = write_pages(tmp_path / "crawl.sqlite", [page(i, i, i) for i in range(12)])
+    Deduplicator().run_on_db(path)
+    assert Deduplicator().run_on_db(path).mode == "incremental"
+
+
 def test_a_crawler_writing_during_the_run_loses_nothing(tmp_path):
     texts = [r["text"] for r in real_texts()[:300]]
     pages = [

@@ -204,6 +204,7 @@ def run_on_db(
             )
         ctx = RunContext(conn, config, table, present, 0, progress, on_phase)
         try:
+            version_before = _data_version(conn)
             conn.execute("BEGIN")  # one read snapshot for phases 1-4
             plan = incremental.plan_run(conn, config, table, present, full)
             ctx.incremental = plan.mode == "incremental"
@@ -252,7 +253,10 @@ def run_on_db(
             raise translate(exc, where) from exc
         pruned = 0
         with ctx.phase("write_back"), transaction(conn):
-            write_back.run(ctx, plan)
+            # another connection committed since the snapshot while nothing queued changes:
+            # updated rows cannot be told apart, so the next run must be full
+            missed = not plan.tracked and _data_version(conn) != version_before
+            write_back.run(ctx, plan, missed)
             if prune:
                 pruned = write_back.prune(conn, table)
             counts = _table_counts(conn, table)
@@ -291,6 +295,11 @@ def run_on_db(
         else:
             _drop_run_tables(conn)
             conn.text_factory = old_factory
+
+
+def _data_version(conn: sqlite3.Connection) -> int:
+    """Changes when another connection commits to the database (SQLite's data_version)."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
 
 def _url_hash_sql(url: Any) -> str:

@@ -39,6 +39,11 @@ class Plan:
     mode: str  # "full" | "incremental"
     reason: str
     max_seq: int  # the queue rows (seq <= max_seq) this run consumes
+    tracked: bool = True  # the triggers queue changes made while this run reads
+
+
+#: ``_webdedup_meta`` key set when a run without change tracking saw the table change.
+MISSED = "missed_changes"
 
 
 def trigger_names(table: str) -> dict[str, str]:
@@ -99,14 +104,16 @@ def plan_run(
 ) -> Plan:
     """Decide between a full and an incremental run (read-only)."""
     seq = max_queued(conn)
-    if full:
-        return Plan("full", "a full run was asked for (--full)", seq)
     version = schema_version(conn)
+    tracked = version >= 2 and triggers_intact(conn, table, present)
+    if full:
+        return Plan("full", "a full run was asked for (--full)", seq, tracked)
     if version == 0 or not table_exists(conn, "_prepared"):
-        return Plan("full", "first run on this database", seq)
+        return Plan("full", "first run on this database", seq, tracked)
     needed = 3 if config.method == "levenshtein" else 2  # 3: the stored window nodes
     if version < needed:
-        return Plan("full", f"the stored state is from an older webdedup (schema {version})", seq)
+        reason = f"the stored state is from an older webdedup (schema {version})"
+        return Plan("full", reason, seq, tracked)
     stored = _meta(conn, "fingerprint")
     if stored != config.fingerprint():
         return Plan(
@@ -114,13 +121,18 @@ def plan_run(
             "the parameters that shape signatures or edges changed since the last run "
             f"(fingerprint {stored} -> {config.fingerprint()}): rebuilding everything",
             seq,
+            tracked,
         )
-    if not triggers_intact(conn, table, present):
+    missed = _meta(conn, MISSED)
+    if missed:
+        return Plan("full", missed, seq, tracked)
+    if not tracked:
         return Plan(
             "full",
             f"the change-tracking triggers on {table!r} are missing (the table was rebuilt or "
             "the triggers dropped): running a full pass and installing them again",
             seq,
+            tracked,
         )
     return Plan("incremental", "only the changes queued since the last run", seq)
 

@@ -19,7 +19,7 @@ from ..store import (
     table_columns,
     table_exists,
 )
-from .incremental import install_triggers
+from .incremental import MISSED, install_triggers
 
 #: The columns webdedup adds to ``pages``, with their SQL types.
 OUTPUT_COLUMNS: dict[str, str] = {
@@ -95,12 +95,14 @@ def _record_annotated(conn: sqlite3.Connection, table: str) -> None:
     )
 
 
-def run(ctx: Any, plan: Any) -> dict[str, int]:
+def run(ctx: Any, plan: Any, missed: bool = False) -> dict[str, int]:
     """Annotate ``pages`` and save the run's state (call inside the write transaction).
 
     A full run replaces all state and (re)installs the change-tracking triggers; an
     incremental run replaces the state of its region only. Either consumes the queued
     changes it read (``seq <= plan.max_seq``); changes queued since stay for the next run.
+    ``missed``: the table changed during a run that had no triggers yet (rows updated
+    meanwhile are unknown), so the next run is told to be full.
     """
     conn = ctx.conn
     migrate(conn)
@@ -117,6 +119,14 @@ def run(ctx: Any, plan: Any) -> dict[str, int]:
         # rows inserted after this run's snapshot, maybe before the triggers existed
         run_script(conn, "queue_unseen", pages=quote(ctx.table))
     conn.execute("DELETE FROM _webdedup_changes WHERE seq <= ?", (plan.max_seq,))
+    if missed:  # see Plan.tracked: the next run must be full
+        conn.execute(
+            "INSERT OR REPLACE INTO _webdedup_meta (key, value) VALUES (?, ?)",
+            (MISSED, f"{ctx.table!r} changed while the last run read it, before its changes "
+             "were tracked: running a full pass once more"),
+        )
+    elif plan.mode == "full":
+        conn.execute("DELETE FROM _webdedup_meta WHERE key = ?", (MISSED,))
     return {"written": written}
 
 
