@@ -1,5 +1,6 @@
 """Tests for webdedup.near.simhash (trafilatura-compatible SimHash, Hamming banding)."""
 
+import numpy as np
 import pytest
 from conftest import normalized_texts
 from hypothesis import given, settings
@@ -10,6 +11,7 @@ from webdedup.near.simhash import (
     band_keys,
     band_layout,
     hamming,
+    hamming_distances,
     max_distance_for,
     simhash,
     similarity,
@@ -142,3 +144,11 @@ def test_band_keys_shared_iff_some_key_group_equal(a, b, max_distance, data):
         for group in _key_groups(max_distance)
     )
     assert bool(shared) == equal_group
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(hashes, hashes), max_size=40))
+def test_hamming_distances_match_hamming(pairs):
+    a = np.array([x for x, _ in pairs], dtype=np.uint64)
+    b = np.array([y for _, y in pairs], dtype=np.uint64)
+    assert hamming_distances(a, b).tolist() == [hamming(x, y) for x, y in pairs]

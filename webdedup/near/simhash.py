@@ -26,6 +26,7 @@ from itertools import combinations
 import numpy as np
 
 __all__ = [
+    "hamming_distances",
     "HASH_BITS",
     "band_keys",
     "band_layout",
@@ -97,6 +98,19 @@ def hamming(a: int, b: int) -> int:
     0
     """
     return (_check_hash("a", a) ^ _check_hash("b", b)).bit_count()
+
+
+_POPCOUNT8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+
+def hamming_distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Element-wise Hamming distances of two uint64 arrays of SimHashes.
+
+    >>> hamming_distances(np.array([0, 7], dtype=np.uint64), np.array([1, 0], dtype=np.uint64))
+    array([1, 3])
+    """
+    x = np.bitwise_xor(np.asarray(a, dtype=np.uint64), np.asarray(b, dtype=np.uint64))
+    return _POPCOUNT8[x.view(np.uint8)].reshape(-1, 8).sum(axis=1, dtype=np.int64)
 
 
 def similarity(a: int, b: int) -> float:
