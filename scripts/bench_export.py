@@ -4,8 +4,8 @@
     python scripts/bench_export.py [--pages 1000000] [--formats json,csv,html] [--workdir DIR]
 
 Builds an N-page database that looks as ``webdedup db`` leaves one (the ``pages`` table with
-its annotation columns, ``_prepared``, ``_webdedup_edges``, a run row and the config) quickly,
-by direct SQL inserts: in every block of ten pages, one canonical with a URL duplicate, an
+its annotation columns, ``_webdedup_prepared``, ``_webdedup_edges``, a run row and the config)
+quickly, by direct SQL inserts: in every block of ten pages, one canonical with a URL duplicate, an
 exact duplicate and a near-duplicate (with its edge), and six singletons. Then it runs
 ``webdedup export`` in a subprocess and prints the export's wall time and its peak resident
 memory (``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss``). ``--json-out`` adds a last line
@@ -55,7 +55,7 @@ FROM page
 """
 
 PREPARED_SQL = """
-INSERT INTO _prepared (id, url_hash, canonical_url, url_key, host, content_hash, text_len,
+INSERT INTO _webdedup_prepared (id, url_hash, canonical_url, url_key, host, content_hash, text_len,
                        word_count, is_external, is_https, url_len, dt, crawled_ts, ignored)
 SELECT id, substr(printf('%016d', id), 1, 16), canonical_url, canonical_url,
        'site' || (id % 997) || '.example', content_hash, length(content), 4, 0,

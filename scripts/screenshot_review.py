@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 from webdedup import Deduplicator
-from webdedup.export import export
+from webdedup.output import export
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTS = Path(

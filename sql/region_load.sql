@@ -2,7 +2,7 @@
 -- ones. Deleted pages (queued, no longer in pages) are in the region but get no rows. Run
 -- again when the region grows (levenshtein): rows already loaded stay as they are.
 INSERT OR IGNORE INTO temp.run_prepared
-SELECT * FROM main._prepared
+SELECT * FROM main._webdedup_prepared
 WHERE id IN (SELECT id FROM temp.run_region) AND id NOT IN (SELECT id FROM temp.run_changed);
 INSERT OR IGNORE INTO temp.run_sketches
 SELECT * FROM main._webdedup_sketches

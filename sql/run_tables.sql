@@ -1,7 +1,7 @@
 -- Work tables of one run. They live in the TEMP schema, so nothing in the crawl database
 -- changes until the single write-back transaction at the end.
 DROP TABLE IF EXISTS temp.run_prepared;
-CREATE TEMP TABLE run_prepared (  -- the columns of main._prepared, in the same order
+CREATE TEMP TABLE run_prepared (  -- the columns of main._webdedup_prepared, in the same order
     id INTEGER PRIMARY KEY, url_hash TEXT NOT NULL, canonical_url TEXT, url_key TEXT NOT NULL,
     host TEXT, content_hash TEXT, text_len INTEGER NOT NULL, word_count INTEGER NOT NULL,
     is_external INTEGER NOT NULL, is_https INTEGER NOT NULL, url_len INTEGER NOT NULL,

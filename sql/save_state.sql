@@ -1,6 +1,6 @@
 -- Replace webdedup's stored state by this run's (inside the write-back transaction).
-DELETE FROM main._prepared;
-INSERT INTO main._prepared SELECT * FROM temp.run_prepared;
+DELETE FROM main._webdedup_prepared;
+INSERT INTO main._webdedup_prepared SELECT * FROM temp.run_prepared;
 DELETE FROM main._webdedup_sketches;
 INSERT INTO main._webdedup_sketches SELECT * FROM temp.run_sketches;
 DELETE FROM main._webdedup_bands;

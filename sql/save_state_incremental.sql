@@ -1,6 +1,6 @@
 -- Replace the stored state of the region (and of deleted pages) by this run's.
-DELETE FROM main._prepared WHERE id IN (SELECT id FROM temp.run_region);
-INSERT INTO main._prepared SELECT * FROM temp.run_prepared;
+DELETE FROM main._webdedup_prepared WHERE id IN (SELECT id FROM temp.run_region);
+INSERT INTO main._webdedup_prepared SELECT * FROM temp.run_prepared;
 DELETE FROM main._webdedup_sketches WHERE id IN (SELECT id FROM temp.run_region);
 INSERT INTO main._webdedup_sketches SELECT * FROM temp.run_sketches;
 DELETE FROM main._webdedup_bands

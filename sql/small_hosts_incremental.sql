@@ -4,7 +4,7 @@ UPDATE temp.run_prepared
 SET ignored = 'small_host'
 WHERE ignored IS NULL
   AND host IN (SELECT host
-               FROM (SELECT host FROM main._prepared
+               FROM (SELECT host FROM main._webdedup_prepared
                      WHERE id NOT IN (SELECT id FROM temp.run_changed)
                      UNION ALL
                      SELECT host FROM temp.run_prepared

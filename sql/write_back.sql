@@ -15,5 +15,5 @@ JOIN temp.run_prepared AS p ON p.id = a.id
 LEFT JOIN (SELECT content_hash, COUNT(*) AS exact_group_size
            FROM temp.run_prepared WHERE ignored IS NULL GROUP BY content_hash) AS x
        ON x.content_hash = p.content_hash AND p.ignored IS NULL
-WHERE {pages}.rowid = a.id
+WHERE {pages}.{rowid} = a.id
   AND webdedup_url_hash({pages}.{url}) = p.url_hash;

@@ -56,7 +56,7 @@ def normalized_texts(
 ) -> list[str]:
     """The first ``n`` real texts (every ``step``-th line of texts.jsonl.gz) with at least
     ``min_words`` words, normalized as webdedup does (cut to ``max_chars`` if given)."""
-    from webdedup.text import normalize_text
+    from webdedup.algorithms.text import normalize_text
 
     out: list[str] = []
     with gzip.open(SHARED_DATA / "texts.jsonl.gz", "rt", encoding="utf-8") as fh:

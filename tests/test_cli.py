@@ -126,7 +126,7 @@ def test_output_columns_of_an_earlier_run_are_webdedups_own(tmp_path):
     with sqlite3.connect(path) as conn:
         for (name,) in conn.execute(
             "SELECT name FROM sqlite_schema WHERE type = 'table' "
-            "AND (name LIKE '\\_webdedup%' ESCAPE '\\' OR name = '_prepared')"
+            "AND (name LIKE '\\_webdedup%' ESCAPE '\\' OR name = '_webdedup_prepared')"
         ).fetchall():
             conn.execute(f'DROP TABLE "{name}"')
     assert invoke("db", str(path), "-q").exit_code == 0
@@ -204,7 +204,7 @@ def test_null_and_empty_content_are_kept_and_marked(db_builder):
     assert [rows[i][7] for i in (1, 2, 3, 4)] == ["ignored", "ignored", "ignored", None]
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT count(*) FROM pages").fetchone()[0] == 4
-    assert {r[0] for r in conn.execute("SELECT ignored FROM _prepared WHERE id < 4")} == {
+    assert {r[0] for r in conn.execute("SELECT ignored FROM _webdedup_prepared WHERE id < 4")} == {
         "empty_text"
     }
 
@@ -338,7 +338,9 @@ def test_stats_reports_kinds_groups_runs_and_state(db_builder):
     invoke("db", str(path), "-q")
     res = invoke("stats", str(path))
     assert res.exit_code == 0
-    for words in ("by kind:", "group sizes:", "last runs:", "incremental", "state:", "_prepared"):
+    for words in (
+        "by kind:", "group sizes:", "last runs:", "incremental", "state:", "_webdedup_prepared"
+    ):
         assert words in res.output
     data = json.loads(invoke("stats", str(path), "--json").output)
     rows = annotations(path)

@@ -11,11 +11,11 @@ from conftest import make_page, real_texts, write_pages
 from test_export import NEAR_URL, VARIANT_1, crawl, page_id  # noqa: F401 - fixture
 
 from webdedup import Deduplicator
+from webdedup.algorithms import minhash
+from webdedup.algorithms.shingles import shingle_hashes
+from webdedup.algorithms.text import normalize_text
 from webdedup.cli import cli
-from webdedup.export import explain_pair, similarities
-from webdedup.near import minhash
-from webdedup.near.shingles import shingle_hashes
-from webdedup.text import normalize_text
+from webdedup.output import explain_pair, similarities
 
 ORIGINAL_1 = "https://site1.example.org/articles/1"
 ORIGINAL_0 = "https://site0.example.org/articles/0"

@@ -23,7 +23,7 @@ from conftest import crawl_with_duplicates, dump, make_page, real_texts, write_p
 
 from webdedup import Deduplicator
 from webdedup.cli import cli
-from webdedup.export import CSV_COLUMNS, ExportFilters, export, neutralize, word_diff
+from webdedup.output import CSV_COLUMNS, ExportFilters, export, neutralize, word_diff
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
@@ -110,7 +110,8 @@ def db_rows(path: Path) -> dict[int, dict[str, Any]]:
         return {
             r["id"]: dict(r)
             for r in conn.execute(
-                "SELECT p.*, pr.text_len FROM pages AS p LEFT JOIN _prepared AS pr ON pr.id = p.id"
+                "SELECT p.*, pr.text_len FROM pages AS p "
+                "LEFT JOIN _webdedup_prepared AS pr ON pr.id = p.id"
             )
         }
     finally:

@@ -111,7 +111,7 @@ def state(path: Path) -> tuple[list, ...]:
             for t in (
                 "_webdedup_bands",
                 "_webdedup_sketches",
-                "_prepared",
+                "_webdedup_prepared",
                 "_webdedup_edges",
                 "_webdedup_nodes",
             )
@@ -223,6 +223,7 @@ def test_levenshtein_state_from_before_the_stored_window_means_a_full_run(tmp_pa
     d.run_on_db(path)
     with sqlite3.connect(path) as conn:
         conn.execute("DROP TABLE _webdedup_nodes")
+        conn.execute("ALTER TABLE _webdedup_prepared RENAME TO _prepared")  # as in schema 2
         conn.execute("UPDATE _webdedup_meta SET value = '2' WHERE key = 'schema_version'")
     messages: list[str] = []
     assert d.run_on_db(path, on_message=messages.append).mode == "full"
@@ -235,8 +236,8 @@ def test_levenshtein_state_from_before_the_stored_window_means_a_full_run(tmp_pa
 def test_simhash_new_page_meets_its_stored_near_duplicate(tmp_path):
     # only band collisions within the SimHash distance join the region: the one that matters
     # must, on a URL and a text of its own (no other link to the stored page)
-    from webdedup.near.simhash import hamming, simhash
-    from webdedup.text import normalize_text
+    from webdedup.algorithms.simhash import hamming, simhash
+    from webdedup.algorithms.text import normalize_text
 
     text = " ".join(real_texts()[20]["text"].split()[:300])
     variant = text + " Updated."

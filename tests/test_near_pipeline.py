@@ -135,18 +135,20 @@ def test_edges_are_stored_with_scores_and_method(db_builder):
     assert conn.execute("SELECT count(DISTINCT id) FROM _webdedup_bands").fetchone()[0] == 2
 
 
-def test_levenshtein_window_across_blocks_equals_in_memory(db_builder, monkeypatch):
-    """The DB path streams the sorted nodes in blocks with a carried-over window."""
-    from webdedup.phases import window
+def test_levenshtein_window_across_blocks_equals_one_block(db_builder, monkeypatch):
+    """The DB path streams the sorted nodes in blocks with a carried-over window: the same
+    edges as one block holding every node."""
+    from webdedup.pipeline import phase4_window
 
-    monkeypatch.setattr(window, "BLOCK", 7)
     pages = []
     for i in range(30):
         w = words(i % 10, 120)
         pages.append(make_page(f"https://site.example/{i:03d}", " ".join(w[: 100 + i % 7])))
+    monkeypatch.setattr(phase4_window, "BLOCK", 10_000)
+    listed = Deduplicator(method="levenshtein", distance=12).run_on_list(pages)
+    monkeypatch.setattr(phase4_window, "BLOCK", 7)
     path = db_builder(pages)
     Deduplicator(method="levenshtein", distance=12).run_on_db(path)
-    listed = Deduplicator(method="levenshtein", distance=12).run_on_list(pages)
     rows = annotations(path)
     assert [(r["dup_group"], r["canonical_id"]) for r in listed] == [
         (rows[i][3], rows[i][5]) for i in range(1, 31)

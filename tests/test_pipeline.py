@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from webdedup import Config, Deduplicator
-from webdedup.text import content_hash
+from webdedup.algorithms.text import content_hash
 
 
 def rows_of(path: Path) -> dict[int, dict[str, object]]:
@@ -201,7 +201,9 @@ def test_urls_to_ignore_and_n_min(db_builder):
         "ignored",
     ]
     conn = sqlite3.connect(path)
-    reasons = dict(conn.execute("SELECT id, ignored FROM _prepared WHERE ignored IS NOT NULL"))
+    reasons = dict(
+        conn.execute("SELECT id, ignored FROM _webdedup_prepared WHERE ignored IS NOT NULL")
+    )
     assert reasons == {1: "urls_to_ignore:tag", 3: "urls_to_ignore:/search", 5: "small_host"}
     assert result.ignored == 3
     assert d.run_on_list(pages)[4]["ignored"] == "small_host"
@@ -218,7 +220,7 @@ def test_prune_and_restore(db_builder):
     assert result.pruned == side > 0 and left + side == len(pages)
     assert conn.execute("SELECT count(*) FROM pages WHERE is_canonical = 0").fetchone()[0] == 0
     conn.close()
-    from webdedup.maintenance import restore_pruned
+    from webdedup.pipeline.prune import restore_pruned
 
     assert restore_pruned(path) == side
     after = {r[0]: r[1:7] for r in sqlite3.connect(path).execute("SELECT * FROM pages")}
@@ -244,7 +246,7 @@ def test_vacuum_renumbering_is_detected_and_never_annotates_wrongly(db_builder):
     conn.close()
     prepared_urls = dict(
         sqlite3.connect(path).execute(
-            "SELECT p.id, pg.url FROM _prepared p JOIN pages pg ON pg.rowid = p.id"
+            "SELECT p.id, pg.url FROM _webdedup_prepared p JOIN pages pg ON pg.rowid = p.id"
         )
     )
     assert prepared_urls != {}  # sanity

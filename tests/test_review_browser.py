@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_export import NEAR_URL, SCRIPT_TITLE, crawl, page_id  # noqa: F401 - fixture
 
-from webdedup.export import export
+from webdedup.output import export
 
 
 def _find_chromium() -> str | None:

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webdedup.text import content_hash, digest_text, normalize_text
-from webdedup.timestamps import parse_timestamp
+from webdedup.algorithms.text import content_hash, digest_text, normalize_text
+from webdedup.algorithms.timestamps import parse_timestamp
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from webdedup.urls import (
+from webdedup.algorithms.urls import (
     TRACKING_PARAM_PREFIXES,
     TRACKING_PARAMS,
     IgnoreRules,

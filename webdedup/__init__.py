@@ -8,11 +8,10 @@ Example::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from .config import Columns, Config  # noqa: E402
-from .dedup import Deduplicator  # noqa: E402
-from .errors import WebdedupError  # noqa: E402
-from .pipeline import RunResult  # noqa: E402
+from .api import Deduplicator
+from .config import Columns, Config
+from .errors import WebdedupError
+from .pipeline.run import RunResult
+from .version import __version__
 
 __all__ = ["Columns", "Config", "Deduplicator", "RunResult", "WebdedupError", "__version__"]

@@ -11,11 +11,11 @@ from typing import Any
 
 import click
 
-from . import __version__
+from .algorithms.election import ELECTION_KEYS
+from .api import Deduplicator
 from .config import METHODS, SIMILARITIES, Columns, Config
-from .dedup import Deduplicator
-from .election import ELECTION_KEYS
 from .errors import ConfigError, WebdedupError
+from .version import __version__
 
 
 class WebdedupClickError(click.ClickException):
@@ -409,7 +409,7 @@ def export_command(
         webdedup export crawl.sqlite --csv near.csv --kind near --min-group-size 3 --with-text
         webdedup export crawl.sqlite --json - | jq '.meta.counts'
     """
-    from .export import ExportFilters, export
+    from .output import ExportFilters, export
 
     if not (json_path or csv_path or html_path):
         raise click.UsageError("nothing to export: give at least one of --json, --csv, --html")
@@ -456,7 +456,7 @@ def explain_command(
         webdedup explain crawl.sqlite 12 40
         webdedup explain crawl.sqlite https://example.com/a https://www.example.com/a/ --json
     """
-    from .export import explain_pair, format_explanation
+    from .output import explain_pair, format_explanation
 
     with errors_to_exit_codes():
         explanation = explain_pair(path, page_a, page_b, busy_timeout=busy_timeout)
@@ -478,7 +478,7 @@ def stats_command(path: str, runs: int, as_json: bool) -> None:
         webdedup stats crawl.sqlite
         webdedup stats crawl.sqlite --runs 20 --json
     """
-    from .stats import collect_stats, format_stats
+    from .output.stats import collect_stats, format_stats
 
     with errors_to_exit_codes():
         result = collect_stats(path, runs=runs)
@@ -496,7 +496,7 @@ def restore_command(path: str, table: str | None, busy_timeout: float) -> None:
     Example:
         webdedup restore crawl.sqlite
     """
-    from .maintenance import restore_pruned
+    from .pipeline.prune import restore_pruned
 
     with errors_to_exit_codes():
         n = restore_pruned(path, table or "pages", busy_timeout=busy_timeout)

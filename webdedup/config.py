@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from .election import DEFAULT_ELECTION, validate_election
+from .algorithms.election import DEFAULT_ELECTION, validate_election
 from .errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -97,7 +97,7 @@ class Config:
     similarity: str = "overlap"
     lsh_threshold: float = 0.4
     chain_floor: float = 0.5
-    chunk_size: int = 2000
+    chunk_size: int = 256
     busy_timeout: float = 5.0
     workers: int = 0
     columns: Columns = field(default_factory=Columns)

@@ -18,7 +18,7 @@ SELECT p.rowid            AS id,
        p.dup_score        AS dup_score,
        {text}             AS text
 FROM {pages} AS p
-LEFT JOIN main._prepared AS pr ON pr.id = p.rowid
+LEFT JOIN main._webdedup_prepared AS pr ON pr.id = p.rowid
 WHERE (:min_size IS NULL OR p.dup_group_size >= :min_size)
   AND (:kinds IS NULL OR (
         p.dup_group IN (SELECT k.dup_group FROM {pages} AS k

@@ -1,2 +1,2 @@
 -- The prepared attributes a page was elected on.
-SELECT * FROM main._prepared WHERE id = :id;
+SELECT * FROM main._webdedup_prepared WHERE id = :id;

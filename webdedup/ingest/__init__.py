@@ -33,7 +33,7 @@ from tqdm import tqdm
 from ..config import Columns
 from ..errors import IngestProblems, InputError
 from ..store import connect
-from .extraction import Extractor
+from .extract_pool import Extractor
 from .model import Event, IngestReport, Problem, RawPage, Skipped
 from .revisits import RevisitIndex, copy_original
 from .sources import html_files, is_html_name, open_maybe_gzip, read_html_folder, read_jsonl

@@ -30,6 +30,7 @@ from typing import Any
 from ..config import Columns
 from ..errors import MissingColumn
 from ..store import quote, run_script, sql, table_columns, table_exists, transaction
+from ..store.layout import Layout
 from .model import RawPage
 
 # The extra columns ingest owns (fixed names) and their types.
@@ -84,15 +85,13 @@ class PageWriter:
                         type=sqltype,
                     )
             have = table_columns(self.conn, self.table)
-        for field in ("url", "content"):
-            if getattr(c, field) not in have:
-                raise MissingColumn(
-                    f"table {self.table!r} has no {field} column {getattr(c, field)!r}; columns "
-                    f"found: {', '.join(have)}. Map it with --column {field}=NAME"
-                )
-        targets = {f: getattr(c, f) for f in MAPPED_FIELDS if getattr(c, f) in have}
-        if "datetime" not in targets and c.date in have:
-            targets["datetime"] = c.date
+        layout = Layout.resolve(self.conn, c, need_text=False)
+        if c.content not in have:
+            raise MissingColumn(
+                f"table {self.table!r} has no content column {c.content!r}; columns "
+                f"found: {', '.join(have)}. Map it with --column content=NAME"
+            )
+        targets = {f: real for f in MAPPED_FIELDS if (real := getattr(layout, f))}
         targets.update({name: name for name in EXTRA_COLUMNS})
         if self.keep_html:
             targets["html"] = c.html

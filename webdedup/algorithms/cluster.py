@@ -1,0 +1,186 @@
+"""Grouping: union-find (for exact components) and stars without chaining (near groups).
+
+Transitive closure chains: A~B and B~C put A and C together even when they are unrelated.
+:func:`group_near` avoids that: every member of a group is directly similar to its centre
+and at least ``chain_floor`` similar to its canonical.
+
+>>> uf = UnionFind()
+>>> uf.union(1, 2), uf.union(2, 3), uf.connected(1, 3)
+(True, True, True)
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Hashable, Iterable, Sequence
+
+__all__ = ["UnionFind", "component_edges", "degree_stars", "group_near"]
+
+
+class UnionFind:
+    """Disjoint sets over hashable items, with path compression and union by size.
+
+    Items are added on first use.
+
+    >>> uf = UnionFind([1, 2, 3])
+    >>> uf.union(1, 3)
+    True
+    >>> sorted(sorted(g) for g in uf.groups())
+    [[1, 3], [2]]
+    """
+
+    def __init__(self, items: Iterable[Hashable] = ()) -> None:
+        self._parent: dict[Hashable, Hashable] = {}
+        self._size: dict[Hashable, int] = {}
+        for item in items:
+            self.add(item)
+
+    def __len__(self) -> int:
+        return len(self._parent)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._parent
+
+    def add(self, item: Hashable) -> None:
+        """Add ``item`` as a singleton set (no-op if already present)."""
+        if item not in self._parent:
+            self._parent[item] = item
+            self._size[item] = 1
+
+    def find(self, item: Hashable) -> Hashable:
+        """Return the representative of ``item``'s set (adding ``item`` if new)."""
+        self.add(item)
+        root = item
+        while self._parent[root] != root:
+            root = self._parent[root]
+        while self._parent[item] != root:  # path compression
+            self._parent[item], item = root, self._parent[item]
+        return root
+
+    def union(self, a: Hashable, b: Hashable) -> bool:
+        """Merge the sets of ``a`` and ``b``; return False if they were already one set."""
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return False
+        if self._size[ra] < self._size[rb]:
+            ra, rb = rb, ra
+        self._parent[rb] = ra
+        self._size[ra] += self._size.pop(rb)
+        return True
+
+    def connected(self, a: Hashable, b: Hashable) -> bool:
+        """True if ``a`` and ``b`` are in the same set."""
+        return self.find(a) == self.find(b)
+
+    def set_size(self, item: Hashable) -> int:
+        """Number of items in ``item``'s set."""
+        return self._size[self.find(item)]
+
+    def groups(self) -> list[list[Hashable]]:
+        """All sets, each as a list of items (in insertion order)."""
+        out: dict[Hashable, list[Hashable]] = {}
+        for item in list(self._parent):
+            out.setdefault(self.find(item), []).append(item)
+        return list(out.values())
+
+
+def degree_stars(
+    order: Sequence[int], edges: Iterable[tuple[int, int, float]]
+) -> dict[int, list[int]]:
+    """Stars whose centres are the best-connected nodes (no chaining).
+
+    Repeatedly the unassigned node with the most unassigned neighbours (ties: earlier in
+    ``order``) becomes a centre and takes those neighbours. The page that all near copies were
+    made from is linked to each of them, so it becomes the centre and they stay one group,
+    while every member still has a direct edge to its centre. Returns ``{centre: members}``
+    (members include the centre, in ``order``); nodes without edges are left out.
+
+    >>> degree_stars([1, 2, 3, 4], [(1, 2, 0.9), (2, 3, 0.9), (2, 4, 0.95)])
+    {2: [1, 2, 3, 4]}
+    >>> degree_stars([1, 2, 3], [(1, 2, 0.9), (2, 3, 0.9), (1, 3, 0.9)])
+    {1: [1, 2, 3]}
+    """
+    rank = {node: i for i, node in enumerate(order)}
+    neighbours: dict[int, set[int]] = {}
+    for a, b, _score in edges:
+        if a == b:
+            continue
+        if a not in rank or b not in rank:
+            raise ValueError(f"edge ({a!r}, {b!r}) names a node missing from order")
+        neighbours.setdefault(a, set()).add(b)
+        neighbours.setdefault(b, set()).add(a)
+    heap = [(-len(nb), rank[n], n) for n, nb in neighbours.items()]
+    heapq.heapify(heap)
+    assigned: set[int] = set()
+    stars: dict[int, list[int]] = {}
+    while heap:
+        neg_degree, r, node = heapq.heappop(heap)
+        if node in assigned:
+            continue
+        free = [m for m in neighbours[node] if m not in assigned]
+        if len(free) != -neg_degree:  # stale entry: push back with the current degree
+            if free:
+                heapq.heappush(heap, (-len(free), r, node))
+            continue
+        members = sorted([node, *free], key=rank.__getitem__)
+        assigned.update(members)
+        stars[node] = members
+    return stars
+
+
+def component_edges(
+    edges: Iterable[tuple[int, int, float]], component: dict[int, int]
+) -> dict[tuple[int, int], float]:
+    """Lift page edges to edges between exact groups (keyed by their winners), best score."""
+    out: dict[tuple[int, int], float] = {}
+    for a, b, score in edges:
+        ca, cb = component[a], component[b]
+        if ca == cb:
+            continue
+        key = (ca, cb) if ca < cb else (cb, ca)
+        if score > out.get(key, -1.0):
+            out[key] = score
+    return out
+
+
+def group_near(
+    order: Sequence[int],
+    group_edges: dict[tuple[int, int], float],
+    score_of: Callable[[int, int], float],
+    chain_floor: float,
+) -> dict[int, tuple[int, float]]:
+    """``{exact winner: (canonical, score)}`` for every group that joins a near group (pure).
+
+    The rule against chaining: groups form stars around the best-connected group
+    (:func:`degree_stars`), so every member has a verified edge to its centre; the canonical
+    of a star is its best member by election order; and a member stays only when its
+    similarity to that canonical (the edge's score, else ``score_of``) is at least
+    ``chain_floor``. Members that fail are clustered again among themselves. So A~B~C with A
+    and C unrelated never becomes one group, while two copies of one original that are a
+    little less alike than the threshold (both linked to it) stay together.
+    """
+    out: dict[int, tuple[int, float]] = {}
+    pending = set(order)
+    while True:
+        sub_order = [n for n in order if n in pending]
+        sub_edges = [
+            (a, b, s) for (a, b), s in group_edges.items() if a in pending and b in pending
+        ]
+        stars = degree_stars(sub_order, sub_edges)
+        if not stars:
+            return out
+        evicted: set[int] = set()
+        for members in stars.values():
+            canonical = members[0]
+            for m in members[1:]:
+                key = (m, canonical) if m < canonical else (canonical, m)
+                score = group_edges.get(key)
+                if score is None:
+                    score = score_of(m, canonical)
+                if score >= chain_floor:
+                    out[m] = (canonical, round(score, 6))
+                else:
+                    evicted.add(m)
+            pending.difference_update(set(members) - evicted)
+        if not evicted:
+            return out

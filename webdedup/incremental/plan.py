@@ -1,0 +1,105 @@
+"""Whether a run is full or incremental, and which pages changed since the last run.
+
+The first run is full and installs triggers (``sql/triggers.sql``) that queue the ids of
+inserted, deleted and updated pages in ``_webdedup_changes``. :func:`plan_run` decides what
+the next run does (a full run when the parameters that shape stored state changed, when the
+triggers are gone, ...); :func:`changed_ids` reads the queue, plus the rows that VACUUM
+renumbered (which no trigger sees).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from ..algorithms.urls import url_hash
+from ..config import Config
+from ..store import quote, schema_version, table_exists
+from ..store.layout import Layout
+from ..store.pages import as_text
+from ..store.schema import triggers_intact
+from ..store.state import meta_value
+
+#: The schema version a nightly run needs: 4 renamed _prepared to _webdedup_prepared.
+INCREMENTAL_SCHEMA = 4
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What kind of run to do, and why."""
+
+    mode: str  # "full" | "incremental"
+    reason: str
+    max_seq: int  # the queue rows (seq <= max_seq) this run consumes
+    tracked: bool = True  # the triggers queue changes made while this run reads
+
+
+#: ``_webdedup_meta`` key set when a run without change tracking saw the table change.
+MISSED = "missed_changes"
+
+
+def max_queued(conn: sqlite3.Connection) -> int:
+    if not table_exists(conn, "_webdedup_changes"):
+        return 0
+    return int(conn.execute("SELECT coalesce(max(seq), 0) FROM _webdedup_changes").fetchone()[0])
+
+
+def plan_run(conn: sqlite3.Connection, config: Config, layout: Layout, full: bool) -> Plan:
+    """Decide between a full and an incremental run (read-only)."""
+    table = layout.table
+    seq = max_queued(conn)
+    version = schema_version(conn)
+    tracked = version >= 2 and triggers_intact(conn, layout)
+    if full:
+        return Plan("full", "a full run was asked for (--full)", seq, tracked)
+    if version == 0:
+        return Plan("full", "first run on this database", seq, tracked)
+    if version < INCREMENTAL_SCHEMA or not table_exists(conn, "_webdedup_prepared"):
+        reason = f"the stored state is from an older webdedup (schema {version})"
+        return Plan("full", reason, seq, tracked)
+    stored = meta_value(conn, "fingerprint")
+    if stored != config.fingerprint():
+        return Plan(
+            "full",
+            "the parameters that shape signatures or edges changed since the last run "
+            f"(fingerprint {stored} -> {config.fingerprint()}): rebuilding everything",
+            seq,
+            tracked,
+        )
+    missed = meta_value(conn, MISSED)
+    if missed:
+        return Plan("full", missed, seq, tracked)
+    if not tracked:
+        return Plan(
+            "full",
+            f"the change-tracking triggers on {table!r} are missing (the table was rebuilt or "
+            "the triggers dropped): running a full pass and installing them again",
+            seq,
+            tracked,
+        )
+    return Plan("incremental", "only the changes queued since the last run", seq)
+
+
+def changed_ids(
+    conn: sqlite3.Connection, layout: Layout, max_seq: int, stable_rowids: bool
+) -> tuple[set[int], int]:
+    """Queued ids, plus (without an INTEGER PRIMARY KEY) rows renumbered by VACUUM.
+
+    VACUUM fires no trigger; a rowid that now holds another URL than the one prepared for it,
+    a new rowid, and a prepared id that no longer exists are all treated as changed. Returns
+    the ids and how many were found by that check.
+    """
+    queued = "SELECT DISTINCT id FROM _webdedup_changes WHERE seq <= ?"
+    ids = {r[0] for r in conn.execute(queued, (max_seq,))}
+    renumbered: set[int] = set()
+    if not stable_rowids:
+        prepared = dict(conn.execute("SELECT id, url_hash FROM main._webdedup_prepared"))
+        query = f"SELECT {quote(layout.rowid)}, {quote(layout.url)} FROM {quote(layout.table)}"
+        for rowid, url in conn.execute(query):
+            url = as_text(url)
+            if prepared.pop(rowid, None) != url_hash(url if isinstance(url, str) else None):
+                renumbered.add(rowid)
+        renumbered.update(prepared)  # prepared ids that are gone
+    return ids | renumbered, len(renumbered - ids)
+
+

@@ -1,0 +1,352 @@
+"""Why two pages are, or are not, in one duplicate group.
+
+:func:`explain_pair` looks both pages up (by id, by URL, or by the canonical form of a URL),
+compares their texts with every measure webdedup knows, finds the chain that links them
+(shared canonical URL, shared content hash, verified near-duplicate edges of
+``_webdedup_edges``) and says which one the election order prefers and on which key.
+
+Example::
+
+    >>> e = explain_pair("crawl.sqlite", "12", "https://example.com/a?utm_source=x")
+    ... # doctest: +SKIP
+    >>> e["link"]["same_group"], e["link"]["path"]  # doctest: +SKIP
+    (True, [{'from': 12, 'to': 40, 'via': 'near', 'score': 0.93, 'method': 'minhash'}])
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import deque
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+from rapidfuzz import fuzz
+
+from ..algorithms import minhash, simhash
+from ..algorithms.election import DEFAULT_ELECTION, ELECTION_KEYS, validate_election
+from ..algorithms.election import explain as election_values
+from ..algorithms.html_text import extract_text
+from ..algorithms.shingles import jaccard, shingle_hashes
+from ..algorithms.text import SKETCH_CHARS, normalize_text
+from ..algorithms.urls import canonicalize_url
+from ..errors import InputError
+from ..store import sql
+from .source import Source, open_source
+
+#: Characters of normalized text compared by the Levenshtein ratio (as the sketches are capped).
+RATIO_CHARS = SKETCH_CHARS
+#: Nodes a search for an edge path may visit before it gives up.
+MAX_PATH_NODES = 100_000
+
+
+class PageNotFound(InputError):
+    """A page given to ``explain`` is in the database neither by id nor by URL."""
+
+
+def _rows(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur]
+
+
+def resolve_page(conn: sqlite3.Connection, layout: Source, ref: str | int) -> int:
+    """The page id of ``ref``: an id, else a URL as stored, else a URL's canonical form."""
+    text = str(ref).strip()
+    if text.isdigit():
+        found = conn.execute(layout.sql("page", text="NULL"), {"id": int(text)}).fetchone()
+        if found:
+            return int(text)
+    row = conn.execute(layout.sql("page_by_url"), {"url": text}).fetchone()
+    if row:
+        return int(row[0])
+    discard = bool(layout.config.get("discard_params", False))
+    canonical = canonicalize_url(text, discard_params=discard)
+    if canonical:
+        row = conn.execute(
+            layout.sql("page_by_canonical_url"), {"canonical_url": canonical}
+        ).fetchone()
+        if row:
+            return int(row[0])
+    raise PageNotFound(
+        f"no page {text!r} in table {layout.table!r}: give a page id, or a URL as crawled "
+        f"(or one with the same canonical form{', ' + repr(canonical) if canonical else ''})"
+    )
+
+
+def _page(conn: sqlite3.Connection, layout: Source, page_id: int) -> dict[str, Any]:
+    rows = _rows(conn.execute(layout.sql("page"), {"id": page_id}))
+    page = rows[0]
+    text = page.pop("text")
+    html = page.pop("html")
+    if not text and html:
+        text = extract_text(html)
+    page["normalized_text"] = normalize_text(text or "")
+    if page["is_canonical"] is not None:
+        page["is_canonical"] = bool(page["is_canonical"])
+    return page
+
+
+def _sketch(conn: sqlite3.Connection, page_id: int) -> np.ndarray | None:
+    row = conn.execute(sql("export/sketch"), {"id": page_id}).fetchone()
+    if not row or not str(row[0]).startswith("minhash"):
+        return None
+    try:
+        sig, _meta = minhash.deserialize(row[1])
+    except ValueError:
+        return None
+    return sig
+
+
+def similarities(
+    text_a: str,
+    text_b: str,
+    *,
+    shingle_size: int = 5,
+    num_perm: int = 128,
+    seed: int = 1,
+    stored: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+) -> dict[str, Any]:
+    """Every similarity measure of two normalized texts (stored MinHash sketches if given)."""
+    ha = shingle_hashes(text_a[:SKETCH_CHARS], shingle_size)
+    hb = shingle_hashes(text_b[:SKETCH_CHARS], shingle_size)
+    sig_a, sig_b = stored
+    if sig_a is not None and sig_b is not None and sig_a.shape == sig_b.shape:
+        mh_source = "stored sketches"
+    else:
+        hasher = minhash.MinHasher(num_perm=num_perm, seed=seed)
+        sig_a, sig_b = hasher.signature(ha), hasher.signature(hb)
+        mh_source = f"computed (num_perm={num_perm}, seed={seed})"
+    a, b = text_a[:RATIO_CHARS], text_b[:RATIO_CHARS]
+    return {
+        "minhash_estimate": round(minhash.estimate_jaccard(sig_a, sig_b), 6),
+        "minhash_source": mh_source,
+        "jaccard": round(jaccard(ha, hb), 6),
+        "shingle_size": shingle_size,
+        "shingles": [int(ha.size), int(hb.size)],
+        "levenshtein_ratio": round(fuzz.ratio(a, b) / 100.0, 6),
+        "simhash_similarity": round(
+            simhash.similarity(simhash.simhash(text_a), simhash.simhash(text_b)), 6
+        ),
+    }
+
+
+def _edge_path(
+    conn: sqlite3.Connection, layout: Source, page_a: dict[str, Any], page_b: dict[str, Any]
+) -> list[dict[str, Any]] | None:
+    """The shortest chain from A to B: url/exact hops to an edge endpoint, then edges."""
+    ids = {"id_a": page_a["id"], "id_b": page_b["id"]}
+    groups = {"group_a": page_a["dup_group"], "group_b": page_b["dup_group"]}
+    members = {r["id"]: r for r in _rows(conn.execute(layout.sql("group_members"), groups))}
+    members.setdefault(page_a["id"], page_a)
+    members.setdefault(page_b["id"], page_b)
+
+    def hop(x: dict[str, Any], y: dict[str, Any]) -> str | None:
+        if x["id"] == y["id"]:
+            return "same"
+        if x["canonical_url"] and x["canonical_url"] == y["canonical_url"]:
+            return "url"
+        if x["content_hash"] and x["content_hash"] == y["content_hash"]:
+            return "exact"
+        return None
+
+    direct = hop(page_a, page_b)
+    if direct:
+        return [{"from": page_a["id"], "to": page_b["id"], "via": direct}]
+    adjacency: dict[int, list[tuple[int, float, str]]] = {}
+    for a, b, score, method in conn.execute(layout.sql("edges_touching"), groups | ids):
+        adjacency.setdefault(a, []).append((b, score, method))
+        adjacency.setdefault(b, []).append((a, score, method))
+    starts = {m: hop(page_a, r) for m, r in members.items() if m in adjacency and hop(page_a, r)}
+    ends = {m: hop(r, page_b) for m, r in members.items() if m in adjacency and hop(r, page_b)}
+    previous: dict[int, tuple[int, float, str] | None] = dict.fromkeys(starts)
+    queue = deque(starts)
+    found = None
+    while queue and len(previous) <= MAX_PATH_NODES:
+        node = queue.popleft()
+        if node in ends:
+            found = node
+            break
+        for nxt, score, method in adjacency.get(node, ()):
+            if nxt not in previous:
+                previous[nxt] = (node, score, method)
+                queue.append(nxt)
+    if found is None:
+        return None
+    steps: list[dict[str, Any]] = []
+    node = found
+    while previous[node] is not None:
+        before, score, method = previous[node]  # type: ignore[misc]
+        steps.append({"from": before, "to": node, "via": "near", "score": score, "method": method})
+        node = before
+    steps.reverse()
+    if starts[node] != "same":
+        steps.insert(0, {"from": page_a["id"], "to": node, "via": starts[node]})
+    if ends[found] != "same":
+        steps.append({"from": found, "to": page_b["id"], "via": ends[found]})
+    return steps
+
+
+def _webdedup_prepared(conn: sqlite3.Connection, page_id: int | None) -> SimpleNamespace | None:
+    if page_id is None:
+        return None
+    rows = _rows(conn.execute(sql("export/prepared_row"), {"id": page_id}))
+    return SimpleNamespace(**rows[0]) if rows else None
+
+
+def _decide(keys: tuple[str, ...], x: SimpleNamespace, y: SimpleNamespace) -> dict[str, Any]:
+    """Which of two prepared rows the election order prefers, and the first key that decides."""
+    for name in keys:
+        kx, ky = ELECTION_KEYS[name].key(x), ELECTION_KEYS[name].key(y)
+        if kx != ky:
+            winner = x if kx < ky else y
+            values = election_values((name,), x), election_values((name,), y)
+            return {
+                "winner": winner.id,
+                "key": name,
+                "rule": ELECTION_KEYS[name].description,
+                "values": {str(x.id): values[0][name], str(y.id): values[1][name]},
+            }
+    return {
+        "winner": min(x.id, y.id),
+        "key": "lower_id",
+        "rule": "lower page id first",
+        "values": {str(x.id): x.id, str(y.id): y.id},
+    }
+
+
+def _election(
+    conn: sqlite3.Connection, layout: Source, page_a: dict[str, Any], page_b: dict[str, Any]
+) -> dict[str, Any]:
+    keys = validate_election(layout.election or DEFAULT_ELECTION)
+    rows = {p["id"]: _webdedup_prepared(conn, p["id"]) for p in (page_a, page_b)}
+    canon_ids = {p["canonical_id"] for p in (page_a, page_b) if p["canonical_id"] is not None}
+    for cid in canon_ids:
+        rows.setdefault(cid, _webdedup_prepared(conn, cid))
+    out: dict[str, Any] = {
+        "order": list(keys),
+        "values": {
+            str(i): (election_values(keys, r) if r is not None else None) for i, r in rows.items()
+        },
+        "ignored": {str(i): r.ignored for i, r in rows.items() if r is not None and r.ignored},
+        "decisions": [],
+    }
+    pairs = [(page_a["id"], page_b["id"])]
+    for p in (page_a, page_b):
+        if p["canonical_id"] is not None and p["canonical_id"] != p["id"]:
+            pairs.append((p["canonical_id"], p["id"]))
+    seen = set()
+    for x, y in pairs:
+        if (x, y) in seen or rows.get(x) is None or rows.get(y) is None:
+            continue
+        seen.add((x, y))
+        out["decisions"].append({"between": [x, y], **_decide(keys, rows[x], rows[y])})
+    return out
+
+
+def explain_pair(
+    db: str | Path | sqlite3.Connection,
+    ref_a: str | int,
+    ref_b: str | int,
+    *,
+    busy_timeout: float = 5.0,
+) -> dict[str, Any]:
+    """Explain how two pages of an annotated database relate (a JSON-ready dict).
+
+    Keys: ``pages`` (both pages' annotations), ``similarity`` (MinHash estimate, true
+    Jaccard of word shingles, Levenshtein ratio, SimHash similarity), ``threshold``, ``link``
+    (same group?, the chain of url/exact/near hops that links them, or ``None``) and
+    ``election`` (the order, each page's election values, and which page wins on which key).
+    """
+    with open_source(db, busy_timeout=busy_timeout) as (conn, layout):
+        conn.execute("BEGIN")
+        try:
+            id_a = resolve_page(conn, layout, ref_a)
+            id_b = resolve_page(conn, layout, ref_b)
+            page_a, page_b = _page(conn, layout, id_a), _page(conn, layout, id_b)
+            cfg = layout.config
+            sims = similarities(
+                page_a.pop("normalized_text"),
+                page_b.pop("normalized_text"),
+                shingle_size=int(cfg.get("shingle_size", 5)),
+                num_perm=int(cfg.get("num_perm", 128)),
+                seed=int(cfg.get("seed", 1)),
+                stored=(_sketch(conn, id_a), _sketch(conn, id_b)),
+            )
+            same_group = page_a["dup_group"] is not None and (
+                page_a["dup_group"] == page_b["dup_group"]
+            )
+            path = _edge_path(conn, layout, page_a, page_b)
+            election = _election(conn, layout, page_a, page_b)
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+    return {
+        "pages": [page_a, page_b],
+        "similarity": sims,
+        "method": cfg.get("method"),
+        "threshold": cfg.get("threshold"),
+        "link": {
+            "same_group": same_group,
+            "group": page_a["dup_group"] if same_group else None,
+            "linked": path is not None,
+            "path": path,
+        },
+        "election": election,
+    }
+
+
+def format_explanation(e: dict[str, Any]) -> str:
+    """Human-readable lines for ``webdedup explain``."""
+    a, b = e["pages"]
+    lines = []
+    for label, p in (("A", a), ("B", b)):
+        role = (
+            "canonical"
+            if p["is_canonical"]
+            else f"{p['dup_kind']} duplicate of #{p['canonical_id']}"
+            if p["dup_kind"]
+            else "not annotated"
+        )
+        lines += [
+            f"{label}: #{p['id']} {p['url']}",
+            f"   title: {p['title']!s}",
+            f"   canonical URL: {p['canonical_url']}",
+            f"   content hash: {p['content_hash']}",
+            f"   group {p['dup_group']} ({p['dup_group_size']} pages), {role}, "
+            f"dup_score {p['dup_score']}",
+        ]
+    s = e["similarity"]
+    lines += [
+        "similarity:",
+        f"   MinHash estimate     {s['minhash_estimate']:.4f}  ({s['minhash_source']})",
+        f"   Jaccard ({s['shingle_size']}-word shingles) {s['jaccard']:.4f}  "
+        f"({s['shingles'][0]} vs {s['shingles'][1]} shingles)",
+        f"   Levenshtein ratio    {s['levenshtein_ratio']:.4f}",
+        f"   SimHash similarity   {s['simhash_similarity']:.4f}",
+        f"   (run: method {e['method']}, threshold {e['threshold']})",
+    ]
+    link = e["link"]
+    if link["same_group"]:
+        lines.append(f"same group: yes (group {link['group']})")
+    else:
+        lines.append("same group: no")
+    if link["path"]:
+        lines.append("linked through:")
+        for step in link["path"]:
+            extra = (
+                f" score {step['score']:.4f} ({step['method']})" if step["via"] == "near" else ""
+            )
+            lines.append(f"   #{step['from']} -> #{step['to']}: {step['via']}{extra}")
+    else:
+        lines.append("linked: no (no shared canonical URL, hash, or chain of verified edges)")
+    el = e["election"]
+    lines.append("election order: " + ", ".join(el["order"]))
+    for d in el["decisions"]:
+        x, y = d["between"]
+        loser = y if d["winner"] == x else x
+        vals = ", ".join(f"#{k}: {v}" for k, v in d["values"].items())
+        lines.append(f"   #{d['winner']} beats #{loser} on {d['key']} ({d['rule']}; {vals})")
+    for pid, reason in el["ignored"].items():
+        lines.append(f"   #{pid} was ignored: {reason}")
+    return "\n".join(lines)

@@ -1,0 +1,226 @@
+"""The JSON report, written as a stream.
+
+The report is one JSON object::
+
+    {"meta": {...},
+     "documents": [...],
+     "near_duplicate_pairs": [...],
+     "near_duplicate_groups": [...],
+     "exact_duplicate_groups": [...],
+     "url_duplicate_groups": [...]}
+
+Every list is written item by item while an SQL cursor is iterated, and a group is folded from
+consecutive rows of a cursor ordered by group, so memory stays flat whatever the number of
+pages (only the members of one group are held at a time). The layout is described by the JSON
+Schema ``schemas/report.schema.json`` of the repository.
+
+Example::
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> write_report("crawl.sqlite", out)  # doctest: +SKIP
+    {'documents': 1520, 'near_duplicate_pairs': 12, ...}
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from datetime import datetime, timezone
+from itertools import groupby
+from operator import itemgetter
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..version import __version__
+from .files import open_output
+from .source import ExportFilters, Source, counts, last_run, open_source
+
+#: The fields of one entry of ``documents``, in order.
+DOCUMENT_FIELDS = (
+    "id",
+    "url",
+    "title",
+    "canonical_url",
+    "len_clean",
+    "content_hash",
+    "exact_group_size",
+    "dup_group",
+    "dup_group_size",
+    "canonical_id",
+    "is_canonical",
+    "dup_kind",
+    "dup_score",
+)
+
+#: How many titles a near-duplicate group shows in ``sample_titles``.
+SAMPLE_TITLES = 3
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _write_list(out: TextIO, key: str, items: Iterable[Any], *, last: bool = False) -> int:
+    """Write ``"key": [item, ...]`` one item at a time; returns the number of items."""
+    out.write(f'"{key}": [')
+    n = 0
+    for item in items:
+        out.write("\n  " if n == 0 else ",\n  ")
+        out.write(_dumps(item))
+        n += 1
+    out.write("\n]" if n else "]")
+    out.write("\n" if last else ",\n")
+    return n
+
+
+def _rows(cur: sqlite3.Cursor) -> Iterator[dict[str, Any]]:
+    names = [d[0] for d in cur.description]
+    for row in cur:
+        yield dict(zip(names, row, strict=True))
+
+
+def iter_documents(
+    conn: sqlite3.Connection, layout: Source, filters: ExportFilters
+) -> Iterator[dict[str, Any]]:
+    """One dict a kept page, in id order (``is_canonical`` as a boolean)."""
+    query = layout.sql("documents", text="NULL")  # the report carries no text
+    for row in _rows(conn.execute(query, filters.params())):
+        row.pop("text", None)
+        if row["is_canonical"] is not None:
+            row["is_canonical"] = bool(row["is_canonical"])
+        yield row
+
+
+def iter_near_pairs(
+    conn: sqlite3.Connection, layout: Source, filters: ExportFilters
+) -> Iterator[dict[str, Any]]:
+    """The verified near-duplicate edges with both pages' URL and title."""
+    if not filters.keeps("near"):
+        return
+    params = {"min_size": filters.params()["min_size"]}
+    yield from _rows(conn.execute(layout.sql("near_pairs"), params))
+
+
+def iter_near_groups(
+    conn: sqlite3.Connection, layout: Source, filters: ExportFilters
+) -> Iterator[dict[str, Any]]:
+    """Groups with at least one near-duplicate member: canonical, members, sample titles."""
+    if not filters.keeps("near"):
+        return
+    params = {"min_size": filters.params()["min_size"]}
+    cur = conn.execute(layout.sql("near_groups"), params)
+    for group_id, rows in groupby(cur, key=itemgetter(0)):
+        members: list[int] = []
+        titles: list[str] = []
+        size = canonical = None
+        for _, row_size, row_canonical, page_id, title in rows:
+            size, canonical = row_size, row_canonical
+            members.append(page_id)
+            if title and len(titles) < SAMPLE_TITLES and title not in titles:
+                titles.append(title)
+        yield {
+            "id": group_id,
+            "size": size,
+            "canonical": canonical,
+            "members": members,
+            "sample_titles": titles,
+        }
+
+
+def _keyed_groups(cur: sqlite3.Cursor, key_name: str) -> Iterator[dict[str, Any]]:
+    for key, rows in groupby(cur, key=itemgetter(0)):
+        members = []
+        size = 0
+        for _, row_size, page_id in rows:
+            size = row_size
+            members.append(page_id)
+        yield {key_name: key, "size": size, "members": members}
+
+
+def iter_exact_groups(
+    conn: sqlite3.Connection, layout: Source, filters: ExportFilters
+) -> Iterator[dict[str, Any]]:
+    """Pages sharing one normalized-text hash (two or more)."""
+    if not filters.keeps("exact"):
+        return
+    params = {"min_size": filters.params()["min_size"]}
+    yield from _keyed_groups(conn.execute(layout.sql("exact_groups"), params), "hash")
+
+
+def iter_url_groups(
+    conn: sqlite3.Connection, layout: Source, filters: ExportFilters
+) -> Iterator[dict[str, Any]]:
+    """Pages sharing one canonical URL (two or more)."""
+    if not filters.keeps("url"):
+        return
+    params = {"min_size": filters.params()["min_size"]}
+    yield from _keyed_groups(conn.execute(layout.sql("url_groups"), params), "canonical_url")
+
+
+def build_meta(conn: sqlite3.Connection, layout: Source, filters: ExportFilters) -> dict[str, Any]:
+    """The report's ``meta``: when, by which version, counts, and the last run's parameters."""
+    run = last_run(conn)
+    return {
+        "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "webdedup_version": __version__,
+        "table": layout.table,
+        "counts": counts(conn, layout),
+        "filters": filters.as_dict(),
+        "run": {
+            "id": run.get("id"),
+            "started_at": run.get("started_at"),
+            "finished_at": run.get("finished_at"),
+            "mode": run.get("mode"),
+            "method": run.get("method"),
+            "fingerprint": run.get("fingerprint"),
+            "wall_seconds": run.get("wall_seconds"),
+        },
+        "parameters": run.get("params", {}),
+    }
+
+
+def write_report_to(
+    conn: sqlite3.Connection, layout: Source, out: TextIO, filters: ExportFilters
+) -> dict[str, int]:
+    """Stream the whole report to the open text file ``out``; returns the item counts."""
+    written: dict[str, int] = {}
+    out.write("{\n")
+    out.write('"meta": ' + json.dumps(build_meta(conn, layout, filters), ensure_ascii=False))
+    out.write(",\n")
+    sections = (
+        ("documents", iter_documents),
+        ("near_duplicate_pairs", iter_near_pairs),
+        ("near_duplicate_groups", iter_near_groups),
+        ("exact_duplicate_groups", iter_exact_groups),
+        ("url_duplicate_groups", iter_url_groups),
+    )
+    for i, (key, make) in enumerate(sections):
+        items = make(conn, layout, filters)
+        written[key] = _write_list(out, key, items, last=i == len(sections) - 1)
+    out.write("}\n")
+    return written
+
+
+def write_report(
+    db: str | Path | sqlite3.Connection,
+    out: str | Path | TextIO,
+    filters: ExportFilters | None = None,
+    *,
+    busy_timeout: float = 5.0,
+) -> dict[str, int]:
+    """Write the JSON report of an annotated database to a path (atomically) or a text file.
+
+    Returns how many items each list got. Raises :class:`~webdedup.output.NotAnnotated`
+    when ``webdedup db`` never ran on ``db``.
+    """
+    filters = filters or ExportFilters()
+    with open_source(db, busy_timeout=busy_timeout) as (conn, layout):
+        conn.execute("BEGIN")  # one read snapshot for every section
+        try:
+            with open_output(out) as fh:
+                return write_report_to(conn, layout, fh, filters)
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")

@@ -1,0 +1,121 @@
+"""``webdedup stats``: what the last runs left in a crawl database."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..store import connect, quote, schema_version, sql, table_exists
+from ..store.schema import STATE_TABLES
+from ..store.state import stored_columns
+
+
+@dataclass
+class Stats:
+    """Counts by kind, group-size histogram, last runs, state size and pending changes."""
+
+    pages: int
+    kinds: dict[str, int]
+    group_sizes: list[tuple[str, int, int]]
+    runs: list[dict[str, Any]]
+    state_rows: dict[str, int]
+    state_bytes: int | None
+    pending_changes: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "pages": self.pages,
+            "kinds": self.kinds,
+            "group_sizes": [{"size": b, "groups": g, "pages": p} for b, g, p in self.group_sizes],
+            "runs": self.runs,
+            "state_rows": self.state_rows,
+            "state_bytes": self.state_bytes,
+            "pending_changes": self.pending_changes,
+        }
+
+
+def _state_bytes(conn: sqlite3.Connection) -> int | None:
+    """Bytes of webdedup's tables and indexes (None when SQLite lacks the dbstat table)."""
+    try:
+        row = conn.execute(
+            "SELECT sum(pgsize) FROM dbstat WHERE name LIKE '\\_webdedup%' ESCAPE '\\' "
+            "OR name LIKE 'sqlite_autoindex\\__webdedup%' ESCAPE '\\'"
+        ).fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return int(row[0] or 0)
+
+
+def collect_stats(db: str | Path | sqlite3.Connection, runs: int = 5) -> Stats:
+    """Gather :class:`Stats` (read-only).
+
+    Example::
+
+        >>> collect_stats("crawl.sqlite").kinds  # doctest: +SKIP
+        {'canonical': 61, 'url': 35, 'exact': 7, 'ignored': 1}
+    """
+    conn = connect(db, write=False)
+    try:
+        if schema_version(conn) == 0 or not table_exists(conn, "_webdedup_runs"):
+            raise InputError("no webdedup run on this database yet: run 'webdedup db DB' first")
+        pages = quote(stored_columns(conn).get("table", "pages"))
+        kinds = dict(conn.execute(sql("stats/kinds", pages=pages)).fetchall())
+        sizes = [tuple(r) for r in conn.execute(sql("stats/group_sizes", pages=pages))]
+        cols = (
+            "id",
+            "started_at",
+            "mode",
+            "method",
+            "pages",
+            "processed",
+            "wall_seconds",
+            "status",
+        )
+        last = [
+            dict(zip(cols, r, strict=True))
+            for r in conn.execute(sql("stats/runs"), {"limit": runs})
+        ]
+        rows = {
+            name: conn.execute(f"SELECT count(*) FROM {quote(name)}").fetchone()[0]
+            for name in STATE_TABLES
+            if name != "_webdedup_meta"
+            if table_exists(conn, name)
+        }
+        return Stats(
+            pages=sum(kinds.values()),
+            kinds=kinds,
+            group_sizes=sizes,  # type: ignore[arg-type]
+            runs=last,
+            state_rows=rows,
+            state_bytes=_state_bytes(conn),
+            pending_changes=rows.get("_webdedup_changes", 0),
+        )
+    finally:
+        if not isinstance(db, sqlite3.Connection):
+            conn.close()
+
+
+def format_stats(s: Stats) -> str:
+    """The human-readable report of ``webdedup stats``."""
+    lines = [f"{s.pages:,} pages"]
+    lines.append("by kind:")
+    lines += [f"  {k:<10} {v:>10,}" for k, v in s.kinds.items()]
+    lines.append("group sizes:")
+    lines.append(f"  {'size':<8} {'groups':>10} {'pages':>10}")
+    lines += [f"  {b:<8} {g:>10,} {p:>10,}" for b, g, p in s.group_sizes]
+    lines.append("last runs:")
+    for r in s.runs:
+        lines.append(
+            f"  #{r['id']:<4} {r['started_at']}  {r['mode']:<11} {r['method']:<11} "
+            f"{r['processed']:>9,} of {r['pages']:,} pages  {r['wall_seconds']:.2f} s  "
+            f"{r['status']}"
+        )
+    size = f", {s.state_bytes / 1e6:.1f} MB" if s.state_bytes is not None else ""
+    lines.append(f"state: {sum(s.state_rows.values()):,} rows in webdedup's tables{size}")
+    lines += [f"  {k:<20} {v:>10,}" for k, v in s.state_rows.items()]
+    lines.append(f"changes waiting for the next run: {s.pending_changes:,}")
+    return "\n".join(lines)

@@ -1,1 +1,0 @@
-"""The phases of a run. Each module has one entry point ``run(ctx) -> PhaseReport``."""

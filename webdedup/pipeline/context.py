@@ -1,0 +1,111 @@
+"""The contract every phase shares: a :class:`RunContext` in, a result dataclass out.
+
+A phase module has one entry point, ``run(ctx: RunContext) -> <Phase>Result``; it reads the
+run's snapshot and its TEMP work tables, writes only TEMP work tables (phase 5 excepted), and
+is safe to run again on the same context (a grown region runs phases 2-4 again). Its result
+says what it did; :meth:`PhaseResult.counts` is what the run records.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from tqdm import tqdm
+
+from ..algorithms.sketch import NearSpec
+from ..config import Config
+from ..incremental.plan import Plan
+from ..store.layout import Layout
+
+PhaseHook = Callable[[str], None]
+
+
+@dataclass
+class RunContext:
+    """What every phase gets: the connection, the configuration, the layout, the phase-4
+    parameters (built once per run) and where the run stands."""
+
+    conn: sqlite3.Connection
+    config: Config
+    layout: Layout
+    spec: NearSpec
+    total_pages: int = 0
+    progress: bool = False
+    on_phase: PhaseHook | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    incremental: bool = False
+    only: set[int] | None = None  #: phase 1 prepares only these page ids (changed pages)
+    plan: Plan | None = None  #: full or incremental, and the queue rows this run consumes
+    missed_changes: bool = False  #: the table changed while an untracked run read it
+    scratch: dict[str, Any] = field(default_factory=dict)  #: what a phase keeps for a rerun
+
+    @property
+    def table(self) -> str:
+        return self.layout.table
+
+    @property
+    def present(self) -> dict[str, str | None]:
+        return self.layout.present
+
+    def bar(self, desc: str, total: int | None = None, unit: str = "it") -> tqdm:
+        """A progress bar on stderr (disabled unless the run shows progress)."""
+        return tqdm(
+            total=total,
+            desc=f"{desc:<12}",
+            unit=unit,
+            disable=not self.progress,
+            file=sys.stderr,
+            leave=True,
+            dynamic_ncols=True,
+        )
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Time a phase (a phase run again adds up) and tell ``on_phase`` it starts."""
+        if self.on_phase is not None:
+            self.on_phase(name)
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            spent = time.perf_counter() - start
+            self.timings[name] = round(self.timings.get(name, 0.0) + spent, 4)
+
+
+@dataclass(frozen=True)
+class PhaseResult:
+    """Base of the phases' results: every int field is a count the run records."""
+
+    def counts(self) -> dict[str, int]:
+        return {f.name: v for f in fields(self) if isinstance(v := getattr(self, f.name), int)}
+
+
+@dataclass(frozen=True)
+class PrepareResult(PhaseResult):
+    pages: int
+    workers: int
+
+
+@dataclass(frozen=True)
+class ElectionResult(PhaseResult):
+    duplicates: int  #: pages that lost this election
+
+
+@dataclass(frozen=True)
+class NearResult(PhaseResult):
+    candidates: int
+    edges: int
+    #: pages outside an incremental region that the levenshtein window links to it: the
+    #: region must take them in and phases 2-4 run again (empty otherwise)
+    pull: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class WriteBackResult(PhaseResult):
+    written: int

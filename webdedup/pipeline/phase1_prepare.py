@@ -1,0 +1,173 @@
+"""Phase 1, prepare: canonical URL, normalized-text hash and election attributes per page.
+
+``prepare_page`` is pure and shared by ``run_on_db`` and ``run_on_list``; ``run`` streams the
+``pages`` table in bounded chunks into the run's ``run_prepared`` work table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..algorithms.sketch import NearSpec, sketch_texts
+from ..algorithms.text import digest_text
+from ..algorithms.timestamps import parse_timestamp
+from ..algorithms.urls import IgnoreRules, canonical_host, canonicalize_url, is_https, url_hash
+from ..config import Config
+from ..parallel import cpu_count, ordered_map
+from ..store import quote, run_script
+from ..store.pages import PageInput, iter_pages, page_text
+from ..store.work import Sketch, store_sketches
+from .context import PrepareResult, RunContext
+
+#: Text characters that end a batch of pages handed to a worker before ``chunk_size`` pages.
+BATCH_CHARS = 8_000_000
+#: Below this many pages a run stays in one process (a pool costs more than it saves).
+PARALLEL_MIN_PAGES = 4_000
+
+
+class Prepared(NamedTuple):
+    """One row of ``_webdedup_prepared`` (same columns, same order)."""
+
+    id: int
+    url_hash: str
+    canonical_url: str | None
+    url_key: str
+    host: str | None
+    content_hash: str | None
+    text_len: int
+    word_count: int
+    is_external: int
+    is_https: int
+    url_len: int
+    dt: float | None
+    crawled_ts: float | None
+    ignored: str | None
+
+
+def prepare_page(page: PageInput, config: Config, rules: IgnoreRules) -> tuple[Prepared, str]:
+    """Prepare one page; returns the row and the normalized text kept for sketches."""
+    url = page.url if isinstance(page.url, str) else None
+    digest = digest_text(page_text(page))
+    canonical = canonicalize_url(url, discard_params=config.discard_params) if url else None
+    ignored: str | None = None
+    if digest.empty:
+        ignored = "empty_text"
+    elif url and rules.patterns:
+        rule = rules.match(url)
+        if rule is not None:
+            ignored = f"urls_to_ignore:{rule}"
+    category = page.category.strip().lower() if isinstance(page.category, str) else ""
+    row = Prepared(
+        id=int(page.id),
+        url_hash=url_hash(url),
+        canonical_url=canonical,
+        url_key=canonical if canonical is not None else f"#{int(page.id)}",
+        host=canonical_host(canonical) if canonical is not None else None,
+        content_hash=None if digest.empty else digest.sha1,
+        text_len=digest.n_chars,
+        word_count=digest.n_words,
+        is_external=1 if category == "external" else 0,
+        is_https=1 if url and is_https(url) else 0,
+        url_len=len(url or ""),
+        dt=parse_timestamp(page.datetime),
+        crawled_ts=parse_timestamp(page.crawled),
+        ignored=ignored,
+    )
+    return row, digest.sketch
+
+
+def small_hosts(rows: Iterable[Prepared], n_min: int) -> set[str]:
+    """Hosts with fewer than ``n_min`` pages (the in-memory twin of ``sql/small_hosts.sql``)."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        if r.host is not None:
+            counts[r.host] = counts.get(r.host, 0) + 1
+    return {h for h, c in counts.items() if c < n_min}
+
+
+@dataclass(frozen=True)
+class PrepareJob:
+    """What a (worker) process needs to prepare and sketch a batch of pages."""
+
+    config: Config
+    spec: NearSpec | None  # None: the method keeps no sketches (levenshtein)
+
+
+
+def prepare_batch(
+    job: PrepareJob, pages: Sequence[PageInput]
+) -> list[tuple[Prepared, Sketch | None]]:
+    """Prepare a batch and sketch its pages that are long enough (pure; runs in workers)."""
+    rules = IgnoreRules.from_patterns(job.config.urls_to_ignore)
+    out: list[tuple[Prepared, Sketch | None]] = []
+    to_sketch: list[int] = []
+    texts: list[str] = []
+    for page in pages:
+        row, text = prepare_page(page, job.config, rules)
+        if job.spec is not None and row.ignored is None and row.word_count >= job.spec.min_words:
+            to_sketch.append(len(out))
+            texts.append(text)
+        out.append((row, None))
+    if to_sketch and job.spec is not None:
+        for i, sketch in zip(to_sketch, sketch_texts(job.spec, texts), strict=True):
+            out[i] = (out[i][0], sketch)
+    return out
+
+
+def _batches(pages: Iterable[PageInput], size: int, max_chars: int) -> Iterator[list[PageInput]]:
+    """Batches of at most ``size`` pages and about ``max_chars`` characters of text."""
+    batch: list[PageInput] = []
+    chars = 0
+    for page in pages:
+        batch.append(page)
+        chars += len(page.text or "") + len(page.html or "")
+        if len(batch) >= size or chars >= max_chars:
+            yield batch
+            batch, chars = [], 0
+    if batch:
+        yield batch
+
+
+def worker_count(config: Config, amount: int, minimum: int = PARALLEL_MIN_PAGES) -> int:
+    """``config.workers`` when set, else all cores when ``amount`` of work reaches ``minimum``."""
+    if config.workers > 0:
+        return config.workers
+    return cpu_count() if amount >= minimum else 1
+
+
+def run(ctx: RunContext) -> PrepareResult:
+    """Stream ``pages`` into ``temp.run_prepared`` (and sketches into ``temp.run_sketches``).
+
+    With ``ctx.only``, just those page ids (the changed pages of an incremental run). Texts
+    are read one row at a time and prepared in batches of ``config.chunk_size`` pages, in
+    worker processes when there are enough pages. The ``n_min`` filter is applied later,
+    once every page is known.
+    """
+    conn, config, spec = ctx.conn, ctx.config, ctx.spec
+    run_script(conn, "run_tables")
+    job = PrepareJob(config, spec if spec.method != "levenshtein" else None)
+    insert = "INSERT INTO temp.run_prepared VALUES (" + ", ".join("?" * 14) + ")"
+    select = ctx.layout.select_pages()
+    total = ctx.total_pages
+    if ctx.only is not None:
+        conn.execute("CREATE TEMP TABLE run_only (id INTEGER PRIMARY KEY)")
+        conn.executemany("INSERT INTO temp.run_only (id) VALUES (?)", [(i,) for i in ctx.only])
+        select += f" WHERE {quote(ctx.layout.rowid)} IN (SELECT id FROM temp.run_only)"
+        total = len(ctx.only)
+    reader = conn.cursor()
+    reader.execute(select)
+    bar = ctx.bar("prepare", total=total, unit="page")
+    seen = 0
+    workers = worker_count(config, total)
+    batches = _batches(iter_pages(reader), config.chunk_size, BATCH_CHARS)
+    for results in ordered_map(prepare_batch, ((job, b) for b in batches), workers):
+        conn.executemany(insert, [row for row, _ in results])
+        sketched = [(row.id, sk) for row, sk in results if sk is not None]
+        if sketched:
+            store_sketches(conn, spec.scheme, [i for i, _ in sketched], [sk for _, sk in sketched])
+        seen += len(results)
+        bar.update(len(results))
+    bar.close()
+    return PrepareResult(pages=seen, workers=workers)

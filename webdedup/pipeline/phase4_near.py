@@ -1,0 +1,185 @@
+"""Phase 4, near-duplicates: candidates, verification, clustering.
+
+Sketches (MinHash signatures or SimHashes) and their LSH band keys are computed in phase 1,
+while the text is in hand (``phase1_prepare.prepare_batch``). The nodes of phase 4 are the distinct
+texts of the exact groups (``sql/near_nodes.sql``). Candidates are pairs of nodes of different
+groups that share a band key (an SQL self-join on an index); each candidate is **verified**
+before it becomes an edge: the overlap coefficient (or Jaccard) of the true shingle sets for
+``minhash``, the SimHash similarity for ``simhash``. The ``levenshtein`` method compares each
+node with the next ``distance`` ones in canonical-URL order instead. Edges are lifted to the
+exact groups and clustered by :func:`~webdedup.algorithms.cluster.group_near` (stars, no chaining).
+
+Pages with fewer than ``min_words`` words are never sketched nor compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..algorithms.cluster import component_edges, group_near
+from ..algorithms.election import order_by_sql
+from ..algorithms.shingles import shingle_hashes
+from ..algorithms.simhash import HASH_BITS, hamming_distances
+from ..algorithms.sketch import NearSpec, pair_score, text_similarity
+from ..algorithms.text import digest_text
+from ..parallel import ordered_map
+from ..store import run_script, sql
+from ..store.pages import PageInput, fetch_pages, fetch_texts, page_text
+from . import phase4_window
+from .context import NearResult, RunContext
+from .phase1_prepare import worker_count
+
+#: Candidate pairs of the simhash method verified at a time.
+SIMHASH_BATCH = 100_000
+#: Candidate pairs per verification job handed to a worker process.
+VERIFY_CHUNK = 1_000
+#: Below this many candidate pairs verification stays in one process.
+PARALLEL_MIN_PAIRS = 1_000
+
+
+def run(ctx: RunContext) -> NearResult:
+    """Phase 4 over the distinct texts of the exact groups; fills ``run_edges``/``run_near``.
+
+    In an incremental levenshtein run whose window links the region to pages outside it,
+    the result's ``pull`` names those pages and nothing is filled: the caller grows the
+    region and runs phases 2-4 again.
+    """
+    conn, config, spec = ctx.conn, ctx.config, ctx.spec
+    run_script(conn, "near_nodes", {"min_words": spec.min_words})
+    component = dict(conn.execute("SELECT id, component FROM temp.run_near_nodes"))
+    if spec.method == "levenshtein" and ctx.incremental:
+        window_result = phase4_window.incremental_run(ctx, component)
+        if window_result.pull:  # the region must grow first
+            return NearResult(candidates=0, edges=0, pull=window_result.pull)
+        edges = window_result.edges
+        candidates = len(edges)
+    elif spec.method == "levenshtein":
+        found = phase4_window.full_run(ctx, component)
+        edges = [e for e in found if component[e[0]] != component[e[1]]]
+        candidates = len(edges)
+    else:
+        candidates, edges = _banded_run(ctx, spec)
+    conn.executemany(
+        "INSERT OR REPLACE INTO temp.run_edges (a, b, score, method) VALUES (?, ?, ?, ?)",
+        [(a, b, s, spec.method) for a, b, s in edges],
+    )
+    group_edges = component_edges(edges, component)
+    linked = {x for pair in group_edges for x in pair}
+    order = [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM temp.run_prepared WHERE id IN "
+            f"({', '.join(map(str, sorted(linked))) or 'NULL'}) "
+            f"ORDER BY {order_by_sql(config.election)}"
+        )
+    ]
+
+    def score_of(a: int, b: int) -> float:
+        texts = fetch_texts(conn, ctx.layout, (a, b))
+        return text_similarity(spec, texts[a], texts[b])
+
+    assigned = group_near(order, group_edges, score_of, config.chain_floor)
+    conn.executemany(
+        "INSERT INTO temp.run_near (id, center, score) VALUES (?, ?, ?)",
+        [(pid, c, s) for pid, (c, s) in assigned.items()],
+    )
+    return NearResult(candidates=candidates, edges=len(edges))
+
+
+def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, int, float]]]:
+    conn = ctx.conn
+    if spec.method == "simhash":  # the stored SimHashes are all verification needs: no cache
+        return _simhash_run(ctx, spec)
+    pairs = conn.execute(sql("near_candidates")).fetchall()
+    bar = ctx.bar("verify", total=len(pairs), unit="pair")
+    # minhash: true shingle sets, computed from the texts in worker processes; texts verified
+    # by an earlier run (cached by their content hashes) are not verified again
+    hashes = dict(
+        conn.execute(
+            "SELECT id, content_hash FROM temp.run_prepared "
+            "WHERE id IN (SELECT id FROM temp.run_near_nodes)"
+        )
+    )
+    scores: dict[tuple[int, int], float] = {}
+    todo = pairs
+    if ctx.incremental:
+        todo = []
+        for a, b in pairs:
+            cached = conn.execute(sql("verified_lookup"), _hash_pair(hashes, a, b)).fetchone()
+            if cached is None:
+                todo.append((a, b))
+            else:
+                scores[(a, b)] = cached[0]
+        bar.update(len(pairs) - len(todo))
+    workers = worker_count(ctx.config, len(todo), minimum=PARALLEL_MIN_PAIRS)
+    chunks = [todo[i : i + VERIFY_CHUNK] for i in range(0, len(todo), VERIFY_CHUNK)]
+    jobs = (
+        (spec, fetch_pages(conn, ctx.layout, {x for pair in chunk for x in pair}), chunk)
+        for chunk in chunks
+    )
+    for chunk, found in zip(chunks, ordered_map(verify_chunk, jobs, workers), strict=True):
+        scores.update(found)
+        bar.update(len(chunk))
+    bar.close()
+    conn.executemany(
+        "INSERT OR IGNORE INTO temp.run_verified (hash_a, hash_b, score) VALUES (?, ?, ?)",
+        [(*_hash_pair(hashes, a, b), s) for (a, b), s in scores.items()],
+    )
+    edges = [(a, b, s) for (a, b), s in sorted(scores.items()) if s >= spec.threshold]
+    return len(pairs), edges
+
+
+def _hash_pair(hashes: dict[int, str], a: int, b: int) -> tuple[str, str]:
+    ha, hb = hashes[a], hashes[b]
+    return (ha, hb) if ha < hb else (hb, ha)
+
+
+def score_pairs(
+    spec: NearSpec, feats: dict[int, Any], pairs: Iterable[tuple[int, int]]
+) -> dict[tuple[int, int], float]:
+    """The similarity of each candidate pair (features: shingle arrays or SimHashes)."""
+    return {(a, b): round(float(pair_score(spec, feats[a], feats[b])), 6) for a, b in pairs}
+
+
+def verify_chunk(
+    spec: NearSpec, pages: dict[int, PageInput], pairs: Sequence[tuple[int, int]]
+) -> dict[tuple[int, int], float]:
+    """Score candidate pairs from the raw pages (pure; runs in worker processes)."""
+    feats = {
+        pid: shingle_hashes(digest_text(page_text(page)).sketch, spec.shingle_size)
+        for pid, page in pages.items()
+    }
+    return score_pairs(spec, feats, pairs)
+
+
+def _simhash_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, int, float]]]:
+    """Stream the candidates with their SimHashes and keep those within the distance.
+
+    Random band collisions grow with the square of the pages (12 million candidates for
+    200,000 pages at 0.9): they are never held all at once, and each batch is verified with
+    array arithmetic against the SimHashes of the run (8 bytes a page, in memory).
+    """
+    conn = ctx.conn
+    stored = conn.execute("SELECT id, sketch FROM temp.run_sketches ORDER BY id").fetchall()
+    known = np.array([pid for pid, _ in stored], dtype=np.int64)  # sorted
+    hashes = np.frombuffer(b"".join(blob for _, blob in stored), dtype="<u8")
+    del stored
+    cursor = conn.execute(sql("near_candidates"))
+    bar = ctx.bar("verify", unit="pair")
+    candidates = 0
+    edges: list[tuple[int, int, float]] = []
+    while rows := cursor.fetchmany(SIMHASH_BATCH):
+        ids = np.array(rows, dtype=np.int64)
+        ha = hashes[np.searchsorted(known, ids[:, 0])]
+        hb = hashes[np.searchsorted(known, ids[:, 1])]
+        distance = hamming_distances(ha, hb)
+        for k in np.flatnonzero(distance <= spec.max_distance).tolist():
+            score = round((HASH_BITS - int(distance[k])) / HASH_BITS, 6)
+            edges.append((int(ids[k, 0]), int(ids[k, 1]), score))
+        candidates += len(rows)
+        bar.update(len(rows))
+    bar.close()
+    return candidates, sorted(edges)

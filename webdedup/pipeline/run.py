@@ -1,0 +1,313 @@
+"""One run over a crawl database: the phases in order, on one read snapshot, then one write.
+
+Phases 1-4 read ``pages`` inside one read transaction and write only to TEMP work tables, so
+a run killed at any point before the final commit leaves the database exactly as it was.
+Phase 5 is one short ``BEGIN IMMEDIATE`` transaction.
+
+Example::
+
+    >>> from webdedup.config import Config
+    >>> result = run_on_db(":memory:", Config())  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    webdedup.errors.NoPagesTable: the database has no table 'pages' (tables found: none); ...
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..algorithms.sketch import NearSpec
+from ..algorithms.urls import url_hash
+from ..config import Config
+from ..errors import InputError, WebdedupError
+from ..incremental import plan as planning
+from ..incremental import region
+from ..store import (
+    check_schema,
+    connect,
+    decode_text,
+    integer_primary_key,
+    quote,
+    run_script,
+    sql,
+    table_exists,
+    transaction,
+    translate,
+)
+from ..store.layout import Layout
+from ..store.schema import foreign_output_columns
+from ..store.state import set_meta
+from ..version import __version__
+from . import (
+    phase1_prepare,
+    phase2_elect_urls,
+    phase3_elect_exact,
+    phase4_near,
+    phase5_write_back,
+)
+from .context import NearResult, PhaseHook, RunContext
+from .prune import prune as phase_prune
+
+
+@dataclass
+class RunResult:
+    """What a run did (also stored as a row of ``_webdedup_runs``)."""
+
+    run_id: int
+    mode: str
+    method: str
+    pages: int
+    processed: int
+    ignored: int
+    url_duplicates: int
+    exact_duplicates: int
+    near_duplicates: int
+    groups: int
+    renumbered: int
+    pruned: int
+    candidates: int
+    edges: int
+    wall_seconds: float
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """A few human lines for the end of ``webdedup db``."""
+        return (
+            f"{self.pages:,} pages ({self.ignored:,} ignored), "
+            f"{self.url_duplicates:,} URL duplicates, {self.exact_duplicates:,} exact duplicates, "
+            f"{self.near_duplicates:,} near-duplicates in {self.groups:,} groups; "
+            f"{self.mode} run over {self.processed:,} pages in {self.wall_seconds:.2f} s"
+        )
+
+
+def _count(conn: sqlite3.Connection, query: str) -> int:
+    return int(conn.execute(query).fetchone()[0])
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def run_on_db(
+    db: str | Path | sqlite3.Connection,
+    config: Config,
+    *,
+    prune: bool = False,
+    full: bool = False,
+    progress: bool = False,
+    on_phase: PhaseHook | None = None,
+    on_message: Callable[[str], None] | None = None,
+) -> RunResult:
+    """Run the phases over ``db`` and annotate its pages (see :class:`Deduplicator`).
+
+    The first run is full; later runs process only the pages changed since (incremental),
+    unless ``full`` is asked or the configuration that shapes signatures and edges changed.
+    """
+    own = not isinstance(db, sqlite3.Connection)
+    where = str(db) if own else "the database"
+    conn = connect(db, busy_timeout=config.busy_timeout)
+    started, t0 = _now(), time.perf_counter()
+    old_factory = conn.text_factory
+    conn.text_factory = decode_text  # an adopted connection gets its own factory back below
+    try:
+        conn.create_function("webdedup_url_hash", 1, _url_hash_sql, deterministic=True)
+        check_schema(conn)
+        layout = Layout.resolve(conn, config.columns, where)
+        foreign = foreign_output_columns(conn, layout.table)
+        if foreign:
+            raise InputError(
+                f"table {layout.table!r} already has column(s) {', '.join(foreign)}, which "
+                "webdedup writes its results into, and webdedup did not create them: refusing "
+                f"to overwrite the crawler's data. Rename them (ALTER TABLE {quote(layout.table)}"
+                f" RENAME COLUMN {quote(foreign[0])} TO ...), or drop them if an earlier "
+                "webdedup run whose state was removed wrote them."
+            )
+        spec = NearSpec.from_config(config)  # built once, used by every phase
+        ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase)
+        plan, near = _run_phases(ctx, full, on_message)
+        pruned = 0
+        with ctx.phase("write_back"), transaction(conn):
+            # another connection committed since the snapshot while nothing queued changes:
+            # updated rows cannot be told apart, so the next run must be full
+            ctx.missed_changes = not plan.tracked and _data_version(conn) != ctx.scratch["version"]
+            phase5_write_back.run(ctx)
+            if prune:
+                pruned = phase_prune(conn, layout.table)
+            counts = _table_counts(conn, layout.table)
+            result = RunResult(
+                run_id=0,
+                mode=plan.mode,
+                method=config.method,
+                pages=ctx.total_pages,
+                processed=ctx.scratch["processed"],
+                ignored=counts["ignored"],
+                url_duplicates=counts["url"],
+                exact_duplicates=counts["exact"],
+                near_duplicates=counts["near"],
+                groups=counts["groups"],
+                renumbered=ctx.scratch["renumbered"],
+                pruned=pruned,
+                candidates=near.candidates,
+                edges=near.edges,
+                wall_seconds=round(time.perf_counter() - t0, 4),
+                timings=dict(ctx.timings),
+            )
+            result.run_id = _record_run(conn, config, started, result)
+            if on_phase is not None:
+                on_phase("commit")
+        result.wall_seconds = round(time.perf_counter() - t0, 4)
+        result.timings = dict(ctx.timings)  # now with write_back (after the run row was written)
+        return result
+    except WebdedupError:
+        raise
+    except sqlite3.Error as exc:
+        raise translate(exc, where) from exc
+    finally:
+        if own:
+            conn.close()
+        else:
+            _drop_run_tables(conn)
+            conn.text_factory = old_factory
+
+
+def _run_phases(
+    ctx: RunContext, full: bool, on_message: Callable[[str], None] | None
+) -> tuple[planning.Plan, NearResult]:
+    """Phases 1-4 and the assignment, inside one read snapshot; only TEMP tables written."""
+    conn, config, layout = ctx.conn, ctx.config, ctx.layout
+    try:
+        ctx.scratch["version"] = _data_version(conn)
+        conn.execute("BEGIN")  # one read snapshot for phases 1-4
+        plan = planning.plan_run(conn, config, layout, full)
+        ctx.plan = plan
+        ctx.incremental = plan.mode == "incremental"
+        if on_message is not None:
+            on_message(f"{plan.mode} run: {plan.reason}")
+        ctx.total_pages = _count(conn, f"SELECT count(*) FROM {quote(layout.table)}")
+        renumbered = 0
+        small_hosts = "small_hosts"
+        if ctx.incremental:
+            stable = integer_primary_key(conn, layout.table) is not None
+            changed, renumbered = planning.changed_ids(conn, layout, plan.max_seq, stable)
+            ctx.only = changed
+            with ctx.phase("prepare"):
+                phase1_prepare.run(ctx)
+            with ctx.phase("region"):
+                region.build_region(conn, config, ctx.spec, changed)
+            small_hosts = "small_hosts_incremental"
+        else:
+            with ctx.phase("prepare"):
+                phase1_prepare.run(ctx)
+            renumbered = _renumbered(conn)
+        if config.n_min > 0:
+            conn.execute(sql(small_hosts), {"n_min": config.n_min})
+        while True:
+            with ctx.phase("elect_url"):
+                phase2_elect_urls.run(ctx)
+            with ctx.phase("elect_exact"):
+                phase3_elect_exact.run(ctx)
+            with ctx.phase("near"):
+                near = phase4_near.run(ctx)
+            if not near.pull:
+                break
+            # levenshtein: the window links the region to more pages; take them in
+            with ctx.phase("region"):
+                region.grow_region(conn, near.pull)
+            if config.n_min > 0:
+                conn.execute(sql("small_hosts_incremental"), {"n_min": config.n_min})
+        with ctx.phase("assign"):
+            run_script(conn, "assign")
+        (processed,) = conn.execute("SELECT count(*) FROM temp.run_assign").fetchone()
+        ctx.scratch["processed"] = int(processed)
+        ctx.scratch["renumbered"] = renumbered
+        conn.execute("COMMIT")
+        return plan, near
+    except sqlite3.Error as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise translate(exc) from exc
+
+
+def _data_version(conn: sqlite3.Connection) -> int:
+    """Changes when another connection commits to the database (SQLite's data_version)."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+def _url_hash_sql(url: Any) -> str:
+    if isinstance(url, bytes):
+        url = url.decode("utf-8", "replace")
+    return url_hash(url if isinstance(url, str) else None)
+
+
+def _renumbered(conn: sqlite3.Connection) -> int:
+    """Rows whose rowid now holds another URL than at the last run (VACUUM renumbering)."""
+    if not table_exists(conn, "_webdedup_prepared"):
+        return 0
+    return _count(
+        conn,
+        "SELECT count(*) FROM temp.run_prepared AS r "
+        "JOIN main._webdedup_prepared AS p ON p.id = r.id "
+        "WHERE p.url_hash <> r.url_hash",
+    )
+
+
+def _table_counts(conn: sqlite3.Connection, table: str) -> dict[str, int]:
+    """Totals over the whole annotated table (whatever part of it this run recomputed)."""
+    row = conn.execute(sql("table_counts", pages=quote(table))).fetchone()
+    return {"ignored": row[0], "url": row[1], "exact": row[2], "near": row[3], "groups": row[4]}
+
+
+def _record_run(conn: sqlite3.Connection, config: Config, started: str, r: RunResult) -> int:
+    params = config.shaping_parameters() | {"webdedup_version": __version__}
+    cur = conn.execute(
+        "INSERT INTO _webdedup_runs (started_at, finished_at, mode, method, fingerprint, params, "
+        "pages, processed, ignored, url_duplicates, exact_duplicates, near_duplicates, groups, "
+        "renumbered, pruned, wall_seconds, timings, status) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok')",
+        (
+            started,
+            _now(),
+            r.mode,
+            config.method,
+            config.fingerprint(),
+            json.dumps(params, sort_keys=True),
+            r.pages,
+            r.processed,
+            r.ignored,
+            r.url_duplicates,
+            r.exact_duplicates,
+            r.near_duplicates,
+            r.groups,
+            r.renumbered,
+            r.pruned,
+            r.wall_seconds,
+            json.dumps(r.timings),
+        ),
+    )
+    set_meta(conn, "fingerprint", config.fingerprint())
+    set_meta(conn, "config", json.dumps(asdict(config), sort_keys=True, default=list))
+    set_meta(conn, "webdedup_version", __version__)
+    return int(cur.lastrowid or 0)
+
+
+def _drop_run_tables(conn: sqlite3.Connection) -> None:
+    """Drop the run's TEMP work tables from a connection the caller keeps using."""
+    try:
+        names = [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM temp.sqlite_schema WHERE type = 'table' AND name LIKE 'run\\_%' "
+                "ESCAPE '\\'"
+            )
+        ]
+        for name in names:
+            conn.execute(f"DROP TABLE IF EXISTS temp.{quote(name)}")
+    except sqlite3.Error:  # pragma: no cover - best effort cleanup
+        pass

@@ -1,0 +1,56 @@
+"""The SQLite store, at the bottom of webdedup: everything that talks to the database file.
+
+- :mod:`.connection` opens (or adopts) a connection, runs transactions, translates errors;
+- :mod:`.sqlfiles` loads SQL from ``sql/`` by name and quotes identifiers (the one way a name
+  from an option enters SQL);
+- :mod:`.migrations` creates and upgrades webdedup's state tables;
+- :mod:`.inspect` answers questions about tables and columns;
+- :mod:`.schema` names webdedup's output columns, state tables and triggers;
+- :mod:`.layout` resolves where the pages are (the table and its real column names);
+- :mod:`.state` reads what earlier runs stored (configuration, meta values);
+- :mod:`.pages` reads the crawler's pages through a layout;
+- :mod:`.work` writes sketches and band keys into a run's TEMP work tables.
+
+Example::
+
+    >>> conn = connect(":memory:", must_exist=False)
+    >>> table_exists(conn, "pages")
+    False
+"""
+
+from __future__ import annotations
+
+from .connection import (
+    MIN_SQLITE,
+    SQLITE_HEADER,
+    connect,
+    decode_text,
+    lenient_text,
+    transaction,
+    translate,
+)
+from .inspect import integer_primary_key, is_without_rowid, table_columns, table_exists
+from .migrations import check_schema, latest_schema_version, migrate, schema_version
+from .sqlfiles import quote, run_script, split_statements, sql
+
+__all__ = [
+    "MIN_SQLITE",
+    "SQLITE_HEADER",
+    "check_schema",
+    "connect",
+    "decode_text",
+    "integer_primary_key",
+    "is_without_rowid",
+    "latest_schema_version",
+    "lenient_text",
+    "migrate",
+    "quote",
+    "run_script",
+    "schema_version",
+    "split_statements",
+    "sql",
+    "table_columns",
+    "table_exists",
+    "transaction",
+    "translate",
+]

@@ -1,0 +1,166 @@
+"""Connections to a crawl database: opening (or adopting) one, transactions, error translation.
+
+Every connection webdedup opens is in autocommit mode (transactions are explicit, see
+:func:`transaction`), waits ``busy_timeout`` seconds for locks, and decodes invalid UTF-8 in
+TEXT cells with replacement characters (:func:`decode_text`) instead of failing a run.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import (
+    DatabaseLocked,
+    NotADatabase,
+    ReadOnlyDatabase,
+    WebdedupError,
+)
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+MIN_SQLITE = (3, 33, 0)  # window functions and UPDATE ... FROM
+
+
+def _check_sqlite_version() -> None:
+    if sqlite3.sqlite_version_info < MIN_SQLITE:
+        raise WebdedupError(
+            f"SQLite {sqlite3.sqlite_version} is too old; webdedup needs "
+            f"{'.'.join(map(str, MIN_SQLITE))} or newer (window functions, UPDATE FROM)"
+        )
+
+
+def _is_read_only(path: Path) -> bool:
+    """True when the file or its folder can't be written (mode bits are honoured for root too)."""
+    st = path.stat()
+    if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        return True
+    if not os.access(path, os.W_OK):
+        return True
+    folder = path.parent
+    return not os.access(folder, os.W_OK | os.X_OK)
+
+
+def connect(
+    db: str | Path | sqlite3.Connection,
+    *,
+    busy_timeout: float = 5.0,
+    must_exist: bool = True,
+    write: bool = True,
+) -> sqlite3.Connection:
+    """Open a crawl database (or adopt an open connection) ready for webdedup.
+
+    The connection is in autocommit mode (transactions are explicit, see
+    :func:`transaction`), uses WAL journaling and waits up to ``busy_timeout`` seconds for
+    locks. Raises :class:`NotADatabase` for a missing or non-SQLite file and
+    :class:`ReadOnlyDatabase` when ``write`` is asked of a file that can't be written.
+    """
+    _check_sqlite_version()
+    if isinstance(db, sqlite3.Connection):
+        conn = db
+        if conn.in_transaction:
+            raise WebdedupError(
+                "the connection passed to webdedup is inside a transaction; commit it first"
+            )
+        conn.isolation_level = None
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+        return conn
+    name = str(db)
+    if name != ":memory:":
+        path = Path(name)
+        if not path.exists():
+            if must_exist:
+                raise NotADatabase(f"{path}: no such file (give the path of a crawl database)")
+        elif path.is_dir():
+            raise NotADatabase(f"{path} is a folder, not an SQLite database file")
+        else:
+            with path.open("rb") as fh:
+                head = fh.read(len(SQLITE_HEADER))
+            if head and head != SQLITE_HEADER:
+                raise NotADatabase(
+                    f"{path} is not an SQLite database (its header is {head[:15]!r})"
+                )
+            if write and _is_read_only(path):
+                raise ReadOnlyDatabase(
+                    f"{path} is read-only (or its folder is, and SQLite needs to write the WAL "
+                    "beside it); make it writable, or copy it somewhere writable"
+                )
+    try:
+        conn = sqlite3.connect(name, timeout=busy_timeout, isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        if write and name != ":memory:":
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode.lower() != "wal":  # pragma: no cover - e.g. a database on a network fs
+                conn.execute("PRAGMA journal_mode = DELETE")
+    except sqlite3.DatabaseError as exc:
+        raise translate(exc, name) from exc
+    # Crawlers do store invalid UTF-8 in TEXT columns; decode it with replacement characters
+    # instead of failing the whole run on one row.
+    conn.text_factory = decode_text
+    conn.execute("PRAGMA temp_store = FILE")
+    conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache
+    return conn
+
+
+def decode_text(data: bytes) -> str:
+    """SQLite TEXT as str, with replacement characters for invalid UTF-8."""
+    return data.decode("utf-8", "replace")
+
+
+@contextmanager
+def lenient_text(conn: sqlite3.Connection) -> Iterator[None]:
+    """Decode invalid UTF-8 leniently on a connection for a while (for adopted connections;
+    :func:`connect` already sets it on the connections it opens), then restore its factory."""
+    old = conn.text_factory
+    conn.text_factory = decode_text
+    try:
+        yield
+    finally:
+        conn.text_factory = old
+
+
+def translate(exc: sqlite3.Error, where: str = "the database") -> WebdedupError:
+    """Turn an sqlite3 error into webdedup's own exception with advice."""
+    msg = str(exc)
+    low = msg.lower()
+    if "locked" in low or "busy" in low:
+        return DatabaseLocked(
+            f"{where} stayed locked by another connection past the busy timeout ({msg}); "
+            "try again later or raise --busy-timeout"
+        )
+    if "readonly" in low or "read-only" in low:
+        return ReadOnlyDatabase(f"{where} can't be written ({msg})")
+    if "not a database" in low or "file is encrypted" in low:
+        return NotADatabase(f"{where} is not an SQLite database ({msg})")
+    return WebdedupError(f"SQLite error on {where}: {msg}")
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator[None]:
+    """``BEGIN [IMMEDIATE] ... COMMIT``, rolled back on any exception.
+
+    sqlite3 errors raised inside are translated to webdedup's exceptions.
+    """
+    try:
+        conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+    except sqlite3.Error as exc:
+        raise translate(exc) from exc
+    try:
+        yield
+    except BaseException as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.Error):
+            raise translate(exc) from exc
+        raise
+    else:
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise translate(exc) from exc

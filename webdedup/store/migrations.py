@@ -1,0 +1,59 @@
+"""Versioned migrations of webdedup's state tables (``sql/migrations/NNNN_name.sql``)."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from importlib import resources
+
+from ..errors import SchemaTooNew
+from .inspect import table_exists
+from .sqlfiles import split_statements, sql
+
+
+def _migrations() -> list[tuple[int, str]]:
+    folder = resources.files("webdedup.sql.migrations")
+    found = []
+    for entry in folder.iterdir():
+        m = re.match(r"^(\d{4})_[a-z0-9_]+\.sql$", entry.name)
+        if m:
+            found.append((int(m.group(1)), entry.name[:-4]))
+    return sorted(found)
+
+
+def latest_schema_version() -> int:
+    return _migrations()[-1][0]
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The schema version of webdedup's state in this database (0 when it has none)."""
+    if not table_exists(conn, "_webdedup_meta"):
+        return 0
+    row = conn.execute("SELECT value FROM _webdedup_meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def check_schema(conn: sqlite3.Connection) -> int:
+    """Refuse a database whose state was written by a newer webdedup."""
+    found, known = schema_version(conn), latest_schema_version()
+    if found > known:
+        raise SchemaTooNew(
+            f"this database's webdedup state has schema version {found}, newer than this "
+            f"webdedup understands ({known}); upgrade webdedup to use it"
+        )
+    return found
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply the pending migrations. Call inside a write transaction; returns the new version."""
+    current = check_schema(conn)
+    for version, name in _migrations():
+        if version > current:
+            for statement in split_statements(sql("migrations/" + name)):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT OR REPLACE INTO _webdedup_meta(key, value) VALUES ('schema_version', ?)",
+                (str(version),),
+            )
+            current = version
+    return current

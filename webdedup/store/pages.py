@@ -1,0 +1,81 @@
+"""Reading the crawler's pages through a :class:`~webdedup.store.layout.Layout`.
+
+Cells are read as text whatever their storage class: BLOBs are decoded as UTF-8 with
+replacement characters, like invalid UTF-8 in TEXT cells.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..algorithms.html_text import extract_text
+from ..algorithms.text import digest_text
+from .layout import Layout
+
+#: Page ids looked up per ``IN (...)`` query (under SQLite's bound-variable limit).
+LOOKUP_CHUNK = 500
+
+
+@dataclass(frozen=True)
+class PageInput:
+    """A page as read from the crawler's table (or given to ``run_on_list``)."""
+
+    id: int
+    url: str | None
+    text: str | None = None
+    html: str | None = None
+    datetime: Any = None
+    crawled: Any = None
+    category: str | None = None
+
+
+def as_text(value: Any) -> Any:
+    """A BLOB cell as text (UTF-8, invalid bytes replaced); other values unchanged."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", "replace")
+    return value
+
+
+def page_text(page: PageInput) -> str | None:
+    """The page's text: its text column, or the main text extracted from its HTML."""
+    text = page.text if isinstance(page.text, str) else None
+    if (not text or text.isspace()) and page.html:  # isspace: no copy of a huge text
+        text = extract_text(as_text(page.html))
+    return text
+
+
+def iter_pages(cursor: Iterable[tuple[Any, ...]]) -> Iterator[PageInput]:
+    """Pages from rows of :meth:`Layout.select_pages`."""
+    for rowid, url, content, html, dt, crawled, category in cursor:
+        yield PageInput(
+            rowid,
+            as_text(url),
+            as_text(content),
+            html,
+            as_text(dt),
+            as_text(crawled),
+            as_text(category),
+        )
+
+
+def fetch_pages(
+    conn: sqlite3.Connection, layout: Layout, ids: Iterable[int]
+) -> dict[int, PageInput]:
+    """The raw pages of the given ids."""
+    ids = list(ids)
+    out: dict[int, PageInput] = {}
+    base = layout.select_pages()
+    for start in range(0, len(ids), LOOKUP_CHUNK):
+        chunk = ids[start : start + LOOKUP_CHUNK]
+        where = f" WHERE {layout.rowid} IN ({', '.join('?' * len(chunk))})"
+        out.update((page.id, page) for page in iter_pages(conn.execute(base + where, chunk)))
+    return out
+
+
+def fetch_texts(conn: sqlite3.Connection, layout: Layout, ids: Iterable[int]) -> dict[int, str]:
+    """Normalized (sketch-capped) texts of the given page ids."""
+    pages = fetch_pages(conn, layout, ids)
+    return {pid: digest_text(page_text(p)).sketch for pid, p in pages.items()}

@@ -1,0 +1,48 @@
+"""What earlier runs stored: ``_webdedup_meta`` values and the run's configuration.
+
+One loader for the stored configuration (:func:`stored_config`): ``db`` uses it to tell
+whether the parameters changed, ``export``, ``explain`` and ``stats`` to find the table and
+columns the last run annotated.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from ..errors import InputError
+from .inspect import table_exists
+
+META = "_webdedup_meta"
+
+
+def meta_value(conn: sqlite3.Connection, key: str) -> str | None:
+    """A value of ``_webdedup_meta`` (None when the table or the key is missing)."""
+    if not table_exists(conn, META):
+        return None
+    row = conn.execute("SELECT value FROM _webdedup_meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None or row[0] is None else str(row[0])
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    """Set a value of ``_webdedup_meta`` (inside the write transaction)."""
+    conn.execute("INSERT OR REPLACE INTO _webdedup_meta (key, value) VALUES (?, ?)", (key, value))
+
+
+def stored_config(conn: sqlite3.Connection, where: str = "the database") -> dict[str, Any]:
+    """The configuration the last run stored, as a dict (empty when there is none)."""
+    raw = meta_value(conn, "config")
+    if not raw:
+        return {}
+    try:
+        config = json.loads(raw)
+    except ValueError as exc:
+        raise InputError(f"{where}: the stored webdedup config is not valid JSON ({exc})") from exc
+    return config if isinstance(config, dict) else {}
+
+
+def stored_columns(conn: sqlite3.Connection, where: str = "the database") -> dict[str, str]:
+    """The ``[columns]`` mapping (with ``table``) of the last run's configuration."""
+    columns = stored_config(conn, where).get("columns") or {}
+    return {str(k): str(v) for k, v in columns.items() if isinstance(v, str)}
