@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -17,13 +17,15 @@ from .config import METHODS, SIMILARITIES, Columns, Config
 from .errors import ConfigError, WebdedupError
 from .version import __version__
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 
 class WebdedupClickError(click.ClickException):
     """A webdedup error shown as ``Error: ...`` with the error's own exit code."""
 
     def __init__(self, error: WebdedupError) -> None:
         super().__init__(str(error))
-        self.exit_code = error.exit_code
+        self.exit_code = error.exit_code  # type: ignore[misc]  # click reads it per instance
 
 
 @contextmanager
@@ -74,9 +76,7 @@ def input_options(func: Callable[..., Any]) -> Callable[..., Any]:
         "datetime=fetched_at. Names: url, content, html, title, datetime, date, crawled, "
         "category. Repeatable.",
     )(func)
-    func = click.option(
-        "--table", default=None, help="Name of the crawler's table of pages [default: pages]."
-    )(func)
+    func = table_option(func)
     func = click.option(
         "--config",
         "config_file",
@@ -85,6 +85,34 @@ def input_options(func: Callable[..., Any]) -> Callable[..., Any]:
         help="A TOML file with any of these options (command-line options win).",
     )(func)
     return func
+
+
+def busy_timeout_option(default: float | None = 5.0) -> Callable[[F], F]:
+    """``--busy-timeout``: how long to wait for a lock held by another writer."""
+    return click.option(
+        "--busy-timeout",
+        type=click.FloatRange(min=0),
+        default=default,
+        metavar="SECONDS",
+        help="Seconds to wait for a lock held by another writer [default: 5].",
+    )
+
+
+def quiet_option(help_text: str = "No progress bars and no summary.") -> Callable[[F], F]:
+    """``--quiet``/``-q``."""
+    return click.option("--quiet", "-q", is_flag=True, help=help_text)
+
+
+def json_option(help_text: str) -> Callable[[F], F]:
+    """``--json``: machine-readable output instead of text."""
+    return click.option("--json", "as_json", is_flag=True, help=help_text)
+
+
+def table_option(func: F) -> F:
+    """``--table``: the crawler's table of pages."""
+    return click.option(
+        "--table", default=None, help="Name of the crawler's table of pages [default: pages]."
+    )(func)
 
 
 @click.group(
@@ -174,14 +202,12 @@ def cli() -> None:
     default=None,
     help="A page joins a near group only if this similar to its canonical [default: 0.5].",
 )
+@busy_timeout_option(default=None)
 @click.option(
-    "--busy-timeout",
-    type=float,
+    "--chunk-size",
+    type=int,
     default=None,
-    help="Seconds to wait for a lock held by another writer [default: 5].",
-)
-@click.option(
-    "--chunk-size", type=int, default=None, help="Rows per insert batch [default: 2000]."
+    help="Pages per batch handed to a worker process [default: 256].",
 )
 @click.option(
     "--prune",
@@ -194,8 +220,8 @@ def cli() -> None:
     help="Recompute everything instead of only the pages changed since the last run.",
 )
 @click.option("--workers", type=int, default=None, help="Processes to use [default: all cores].")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars and no summary.")
-@click.option("--json", "as_json", is_flag=True, help="Print the run's result as JSON.")
+@quiet_option()
+@json_option("Print the run's result as JSON.")
 def db_command(
     path: str,
     config_file: str | None,
@@ -254,7 +280,7 @@ def db_command(
     help="Write a page field into your table's column of another name, e.g. url=link or "
     "content=body (names: url, content, html, title, datetime, crawled). Repeatable.",
 )
-@click.option("--table", default=None, help="Name of the table of pages [default: pages].")
+@table_option
 @click.option(
     "--field",
     "fields",
@@ -268,10 +294,8 @@ def db_command(
 @click.option(
     "--workers", type=int, default=0, help="Extraction processes [default: 0 = all cores]."
 )
-@click.option(
-    "--busy-timeout", type=float, default=5.0, help="Seconds to wait for a lock [default: 5]."
-)
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
+@busy_timeout_option()
+@quiet_option("No progress bar and no summary.")
 def ingest_command(
     path: str,
     inputs: tuple[str, ...],
@@ -379,10 +403,8 @@ def ingest_command(
     metavar="N",
     help="Largest groups shown on the HTML review page.",
 )
-@click.option(
-    "--busy-timeout", type=float, default=5.0, help="Seconds to wait for a lock [default: 5]."
-)
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
+@busy_timeout_option()
+@quiet_option("Print nothing on success.")
 def export_command(
     path: str,
     json_path: str | None,
@@ -436,10 +458,8 @@ def export_command(
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.argument("page_a")
 @click.argument("page_b")
-@click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
-@click.option(
-    "--busy-timeout", type=float, default=5.0, help="Seconds to wait for a lock [default: 5]."
-)
+@json_option("Print the explanation as JSON.")
+@busy_timeout_option()
 def explain_command(
     path: str, page_a: str, page_b: str, as_json: bool, busy_timeout: float
 ) -> None:
@@ -469,7 +489,7 @@ def explain_command(
 @cli.command("stats")
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--runs", type=int, default=5, show_default=True, help="How many last runs to list.")
-@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+@json_option("Print the statistics as JSON.")
 def stats_command(path: str, runs: int, as_json: bool) -> None:
     """Counts by kind, group-size histogram, the last runs and the size of webdedup's state.
 
@@ -487,8 +507,8 @@ def stats_command(path: str, runs: int, as_json: bool) -> None:
 
 @cli.command("restore")
 @click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--table", default=None, help="Name of the crawler's table [default: pages].")
-@click.option("--busy-timeout", type=float, default=5.0, help="Seconds to wait for a lock.")
+@table_option
+@busy_timeout_option()
 def restore_command(path: str, table: str | None, busy_timeout: float) -> None:
     """Put the pages removed by 'webdedup db --prune' back into the pages table.
 
@@ -508,4 +528,4 @@ def main() -> None:  # pragma: no cover - the console script
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .algorithms.election import DEFAULT_ELECTION, validate_election
+from .algorithms.urls import IgnoreRules
 from .errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -68,6 +69,42 @@ class Columns:
         return cls(**dict(mapping))
 
 
+#: The type each parameter must have (from a TOML file or the API): name -> (types, wording).
+_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "method": ((str,), "a string"),
+    "threshold": ((int, float), "a number"),
+    "distance": ((int,), "an integer"),
+    "discard_params": ((bool,), "true or false"),
+    "n_min": ((int,), "an integer"),
+    "urls_to_ignore": ((list, tuple), "a list of patterns"),
+    "election": ((list, tuple), "a list of election keys"),
+    "shingle_size": ((int,), "an integer"),
+    "num_perm": ((int,), "an integer"),
+    "seed": ((int,), "an integer"),
+    "min_words": ((int,), "an integer"),
+    "similarity": ((str,), "a string"),
+    "lsh_threshold": ((int, float), "a number"),
+    "chain_floor": ((int, float), "a number"),
+    "chunk_size": ((int,), "an integer"),
+    "busy_timeout": ((int, float), "a number of seconds"),
+    "workers": ((int,), "an integer"),
+    "columns": ((Columns,), "a [columns] table"),
+}
+
+
+def _check_type(name: str, value: Any, expected: tuple[tuple[type, ...], str] | None) -> None:
+    """Raise :class:`ConfigError` naming the key and the type it needs."""
+    if expected is None:
+        return
+    types, wording = expected
+    ok = isinstance(value, types) and (bool in types or not isinstance(value, bool))
+    if ok and isinstance(value, (list, tuple)):
+        ok = all(isinstance(v, str) for v in value)
+        wording += " (strings)"
+    if not ok:
+        raise ConfigError(f"{name} must be {wording}, got {value!r} ({type(value).__name__})")
+
+
 @dataclass(frozen=True)
 class Config:
     """All parameters of a run. Build one directly, from a TOML file, or via ``Deduplicator``.
@@ -103,6 +140,8 @@ class Config:
     columns: Columns = field(default_factory=Columns)
 
     def __post_init__(self) -> None:
+        for f in fields(self):
+            _check_type(f.name, getattr(self, f.name), _TYPES.get(f.name))
         if self.method not in METHODS:
             raise ConfigError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
         if not 0.0 < float(self.threshold) <= 1.0:
@@ -129,8 +168,12 @@ class Config:
             raise ConfigError(f"chunk_size must be at least 1, got {self.chunk_size!r}")
         if float(self.busy_timeout) < 0:
             raise ConfigError(f"busy_timeout must be 0 or more, got {self.busy_timeout!r}")
-        if isinstance(self.urls_to_ignore, str):
-            raise ConfigError("urls_to_ignore must be a list of patterns, not one string")
+        if int(self.workers) < 0:
+            raise ConfigError(f"workers must be 0 (all cores) or more, got {self.workers!r}")
+        try:  # compiled here so that a bad rule is a configuration error, not a crash later
+            IgnoreRules.from_patterns(self.urls_to_ignore)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"urls_to_ignore: {exc}") from exc
         object.__setattr__(self, "urls_to_ignore", tuple(self.urls_to_ignore))
         object.__setattr__(self, "election", validate_election(self.election))
 
@@ -198,7 +241,7 @@ class Config:
                 f"known keys: {', '.join(sorted(known))} and a [columns] table"
             )
         for key in ("urls_to_ignore", "election"):
-            if key in data:
+            if key in data and isinstance(data[key], list):
                 data[key] = tuple(data[key])
         try:
             return cls(columns=Columns.from_mapping(columns), **data)

@@ -1,9 +1,9 @@
 """The election order: which page of a group becomes its canonical.
 
 The order is a list of keys from a fixed vocabulary. Each key has an SQL ``ORDER BY`` fragment
-(over the columns of ``_webdedup_prepared``) and an equivalent Python sort key, so the SQL phases of
-``run_on_db`` and the in-memory ``run_on_list`` elect the same page. ``lower_id`` is always
-the last tie-break, so every election has exactly one winner.
+(over the columns of ``_webdedup_prepared``), which the elections use, and an equivalent
+Python key, which ``explain`` uses to say on which key one page beats another. ``lower_id``
+is always the last tie-break, so every election has exactly one winner.
 
 Example::
 
@@ -133,19 +133,6 @@ def validate_election(keys: Iterable[str]) -> tuple[str, ...]:
 def order_by_sql(keys: Iterable[str]) -> str:
     """The ``ORDER BY`` body for ``keys`` (already validated names only: no user text)."""
     return ", ".join(ELECTION_KEYS[k].sql for k in validate_election(keys))
-
-
-def sort_key(keys: Iterable[str]) -> Callable[[Electable], tuple[Any, ...]]:
-    """A Python key function that orders rows exactly as :func:`order_by_sql` does."""
-    parts = [ELECTION_KEYS[k].key for k in validate_election(keys)]
-
-    def key(row: Electable) -> tuple[Any, ...]:
-        out: tuple[Any, ...] = ()
-        for part in parts:
-            out += part(row)
-        return out
-
-    return key
 
 
 def explain(keys: Iterable[str], row: Electable) -> dict[str, Any]:

@@ -198,11 +198,11 @@ def window_delta(
     rows = iter(outside)
     while chunk := list(islice(rows, DELTA_CHUNK)):
         last = chunk[-1]
-        while io < len(old_keys) and old_keys[io] < last:  # rows and keys differ in id
-            at_old.append(n + bisect_left(chunk, old_keys[io]))
+        while io < len(old_keys) and old_keys[io] < last:  # type: ignore[operator]
+            at_old.append(n + bisect_left(chunk, old_keys[io]))  # type: ignore[type-var]
             io += 1
-        while inew < len(new_keys) and new_keys[inew] < last:
-            at_new.append(n + bisect_left(chunk, new_keys[inew]))
+        while inew < len(new_keys) and new_keys[inew] < last:  # type: ignore[operator]
+            at_new.append(n + bisect_left(chunk, new_keys[inew]))  # type: ignore[type-var]
             inew += 1
         parts.append(np.array([row[1:] for row in chunk], dtype=np.int64))
         n += len(chunk)

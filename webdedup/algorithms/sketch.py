@@ -70,7 +70,7 @@ class NearSpec:
         return mh.MinHasher(num_perm=self.num_perm, seed=self.seed)
 
 
-# -- pure parts, shared by run_on_db and run_on_list -----------------------------------------
+# -- sketches and similarities -----------------------------------------------------------------
 def sketch_texts(
     spec: NearSpec, texts: Sequence[str], hasher: mh.MinHasher | None = None
 ) -> list[tuple[bytes, list[int]]]:
@@ -129,22 +129,6 @@ def overlap(a: np.ndarray, b: np.ndarray) -> float:
         return 0.0
     shared = np.intersect1d(a, b, assume_unique=True).size
     return shared / min(a.size, b.size)
-
-
-def candidates_from_keys(keys: dict[int, list[int]]) -> set[tuple[int, int]]:
-    """Pairs of ids sharing any band key (the in-memory twin of ``near_candidates.sql``)."""
-    buckets: dict[int, list[int]] = {}
-    for pid, ks in keys.items():
-        for k in ks:
-            buckets.setdefault(k, []).append(pid)
-    pairs: set[tuple[int, int]] = set()
-    for members in buckets.values():
-        if len(members) > 1:
-            members = sorted(members)
-            for i, a in enumerate(members):
-                for b in members[i + 1 :]:
-                    pairs.add((a, b))
-    return pairs
 
 
 def text_similarity(spec: NearSpec, a: str, b: str) -> float:

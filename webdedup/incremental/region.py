@@ -42,11 +42,7 @@ def build_region(
     else:
         run_script(conn, "region_bands")
     if config.n_min > 0:  # a changed page changes its host's page count
-        conn.execute(
-            "INSERT OR IGNORE INTO temp.run_region (id) SELECT id FROM main._webdedup_prepared "
-            "WHERE host IN (SELECT host FROM main._webdedup_prepared WHERE id IN "
-            "(SELECT id FROM temp.run_changed) UNION SELECT host FROM temp.run_prepared)"
-        )
+        conn.execute(sql("region_small_hosts"))
     conn.execute("INSERT INTO temp.run_frontier (id) SELECT id FROM temp.run_region")
     steps = _close_region(conn)
     run_script(conn, "region_load")
@@ -61,11 +57,7 @@ def grow_region(conn: sqlite3.Connection, ids: frozenset[int] | set[int]) -> dic
     The levenshtein window asks for it when a window pair links the region to them.
     """
     conn.execute("DELETE FROM temp.run_frontier")
-    conn.executemany(
-        "INSERT INTO temp.run_frontier (id) SELECT ?1 "
-        "WHERE ?1 NOT IN (SELECT id FROM temp.run_region)",
-        [(i,) for i in sorted(ids)],
-    )
+    conn.executemany(sql("region_add_frontier"), [{"id": i} for i in sorted(ids)])
     conn.execute("INSERT OR IGNORE INTO temp.run_region (id) SELECT id FROM temp.run_frontier")
     steps = _close_region(conn)
     run_script(conn, "region_load")
@@ -109,19 +101,14 @@ def _load_bands(conn: sqlite3.Connection, spec: NearSpec) -> None:
     """
     if spec.method == "levenshtein":
         return
-    loaded = conn.execute(
-        "SELECT id, sketch FROM temp.run_sketches WHERE id NOT IN (SELECT id FROM temp.run_changed)"
-    ).fetchall()
+    loaded = conn.execute(sql("region_unchanged_sketches")).fetchall()
     store_bands(
         conn,
         "run_bands",
         [i for i, _ in loaded],
         band_keys_from_blobs(spec, [b for _, b in loaded]),
     )
-    old = conn.execute(
-        "SELECT id, sketch FROM main._webdedup_sketches "
-        "WHERE id IN (SELECT id FROM temp.run_region)"
-    ).fetchall()
+    old = conn.execute(sql("region_stored_sketches")).fetchall()
     store_bands(
         conn, "run_old_bands", [i for i, _ in old], band_keys_from_blobs(spec, [b for _, b in old])
     )

@@ -135,9 +135,9 @@ class PageWriter:
 
     # -- writing --------------------------------------------------------------------------
     def _values(self, page: RawPage) -> list[Any]:
-        html = page.html
-        if isinstance(html, bytes):
-            html = html.decode("utf-8", "replace")
+        html: str | None = (
+            page.html.decode("utf-8", "replace") if isinstance(page.html, bytes) else page.html
+        )
         value = {
             "url": page.url,
             "title": page.title,

@@ -237,10 +237,11 @@ def _election(
             pairs.append((p["canonical_id"], p["id"]))
     seen = set()
     for x, y in pairs:
-        if (x, y) in seen or rows.get(x) is None or rows.get(y) is None:
+        rx, ry = rows.get(x), rows.get(y)
+        if (x, y) in seen or rx is None or ry is None:
             continue
         seen.add((x, y))
-        out["decisions"].append({"between": [x, y], **_decide(keys, rows[x], rows[y])})
+        out["decisions"].append({"between": [x, y], **_decide(keys, rx, ry)})
     return out
 
 

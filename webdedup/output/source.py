@@ -212,7 +212,7 @@ def last_run(conn: sqlite3.Connection) -> dict[str, Any]:
     return out
 
 
-def counts(conn: sqlite3.Connection, layout: Layout) -> dict[str, int]:
+def counts(conn: sqlite3.Connection, layout: Source) -> dict[str, int]:
     """Whole-table counts (pages, groups, duplicates by kind, near pairs)."""
     cur = conn.execute(layout.sql("counts"))
     names = [d[0] for d in cur.description]

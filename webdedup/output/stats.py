@@ -41,10 +41,7 @@ class Stats:
 def _state_bytes(conn: sqlite3.Connection) -> int | None:
     """Bytes of webdedup's tables and indexes (None when SQLite lacks the dbstat table)."""
     try:
-        row = conn.execute(
-            "SELECT sum(pgsize) FROM dbstat WHERE name LIKE '\\_webdedup%' ESCAPE '\\' "
-            "OR name LIKE 'sqlite_autoindex\\__webdedup%' ESCAPE '\\'"
-        ).fetchone()
+        row = conn.execute(sql("stats/state_bytes")).fetchone()
     except sqlite3.OperationalError:
         return None
     return int(row[0] or 0)
@@ -88,7 +85,7 @@ def collect_stats(db: str | Path | sqlite3.Connection, runs: int = 5) -> Stats:
         return Stats(
             pages=sum(kinds.values()),
             kinds=kinds,
-            group_sizes=sizes,  # type: ignore[arg-type]
+            group_sizes=sizes,
             runs=last,
             state_rows=rows,
             state_bytes=_state_bytes(conn),

@@ -1,6 +1,6 @@
 """Phase 1, prepare: canonical URL, normalized-text hash and election attributes per page.
 
-``prepare_page`` is pure and shared by ``run_on_db`` and ``run_on_list``; ``run`` streams the
+``prepare_page`` is pure (it runs in worker processes); ``run`` streams the
 ``pages`` table in bounded chunks into the run's ``run_prepared`` work table.
 """
 
@@ -76,15 +76,6 @@ def prepare_page(page: PageInput, config: Config, rules: IgnoreRules) -> tuple[P
         ignored=ignored,
     )
     return row, digest.sketch
-
-
-def small_hosts(rows: Iterable[Prepared], n_min: int) -> set[str]:
-    """Hosts with fewer than ``n_min`` pages (the in-memory twin of ``sql/small_hosts.sql``)."""
-    counts: dict[str, int] = {}
-    for r in rows:
-        if r.host is not None:
-            counts[r.host] = counts.get(r.host, 0) + 1
-    return {h for h, c in counts.items() if c < n_min}
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,9 @@ def exact_components(linked_winners: Iterable[Iterable[int]]) -> dict[int, int]:
             uf.union(first, w)
     out: dict[int, int] = {}
     for group in uf.groups():
-        smallest = min(group)
-        for w in group:
+        members = [int(w) for w in group]  # type: ignore[call-overload]
+        smallest = min(members)
+        for w in members:
             out[w] = smallest
     return out
 

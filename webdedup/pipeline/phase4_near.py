@@ -97,12 +97,7 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, i
     bar = ctx.bar("verify", total=len(pairs), unit="pair")
     # minhash: true shingle sets, computed from the texts in worker processes; texts verified
     # by an earlier run (cached by their content hashes) are not verified again
-    hashes = dict(
-        conn.execute(
-            "SELECT id, content_hash FROM temp.run_prepared "
-            "WHERE id IN (SELECT id FROM temp.run_near_nodes)"
-        )
-    )
+    hashes = dict(conn.execute(sql("near_node_hashes")))
     scores: dict[tuple[int, int], float] = {}
     todo = pairs
     if ctx.incremental:

@@ -266,31 +266,15 @@ def _table_counts(conn: sqlite3.Connection, table: str) -> dict[str, int]:
 
 def _record_run(conn: sqlite3.Connection, config: Config, started: str, r: RunResult) -> int:
     params = config.shaping_parameters() | {"webdedup_version": __version__}
-    cur = conn.execute(
-        "INSERT INTO _webdedup_runs (started_at, finished_at, mode, method, fingerprint, params, "
-        "pages, processed, ignored, url_duplicates, exact_duplicates, near_duplicates, groups, "
-        "renumbered, pruned, wall_seconds, timings, status) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok')",
-        (
-            started,
-            _now(),
-            r.mode,
-            config.method,
-            config.fingerprint(),
-            json.dumps(params, sort_keys=True),
-            r.pages,
-            r.processed,
-            r.ignored,
-            r.url_duplicates,
-            r.exact_duplicates,
-            r.near_duplicates,
-            r.groups,
-            r.renumbered,
-            r.pruned,
-            r.wall_seconds,
-            json.dumps(r.timings),
-        ),
-    )
+    row = asdict(r) | {
+        "started_at": started,
+        "finished_at": _now(),
+        "method": config.method,
+        "fingerprint": config.fingerprint(),
+        "params": json.dumps(params, sort_keys=True),
+        "timings": json.dumps(r.timings),
+    }
+    cur = conn.execute(sql("record_run"), row)
     set_meta(conn, "fingerprint", config.fingerprint())
     set_meta(conn, "config", json.dumps(asdict(config), sort_keys=True, default=list))
     set_meta(conn, "webdedup_version", __version__)
@@ -300,13 +284,7 @@ def _record_run(conn: sqlite3.Connection, config: Config, started: str, r: RunRe
 def _drop_run_tables(conn: sqlite3.Connection) -> None:
     """Drop the run's TEMP work tables from a connection the caller keeps using."""
     try:
-        names = [
-            r[0]
-            for r in conn.execute(
-                "SELECT name FROM temp.sqlite_schema WHERE type = 'table' AND name LIKE 'run\\_%' "
-                "ESCAPE '\\'"
-            )
-        ]
+        names = [r[0] for r in conn.execute(sql("run_table_names"))]
         for name in names:
             conn.execute(f"DROP TABLE IF EXISTS temp.{quote(name)}")
     except sqlite3.Error:  # pragma: no cover - best effort cleanup

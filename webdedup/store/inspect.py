@@ -1,31 +1,59 @@
-"""Read-only questions about tables: do they exist, which columns, which key."""
+"""Questions about tables (do they exist, which columns, which key) and adding columns.
+
+Table introspection and ``ADD COLUMN`` go through sqlite-utils (its ``Table.columns``,
+``Table.exists`` and ``Table.add_column``, which quote every name with double quotes), on
+the connection webdedup already holds.
+
+Example::
+
+    >>> import sqlite3
+    >>> conn = sqlite3.connect(":memory:")
+    >>> _ = conn.execute('CREATE TABLE "we""ird" (id INTEGER PRIMARY KEY, url TEXT)')
+    >>> table_exists(conn, 'we"ird'), table_columns(conn, 'we"ird')
+    (True, ['id', 'url'])
+    >>> add_column(conn, 'we"ird', "dup_kind", "TEXT"); table_columns(conn, 'we"ird')
+    ['id', 'url', 'dup_kind']
+    >>> integer_primary_key(conn, 'we"ird')
+    'id'
+"""
 
 from __future__ import annotations
 
 import re
 import sqlite3
 
+from sqlite_utils import Database
+from sqlite_utils.db import Table
+
 from .sqlfiles import quote
 
 
+def _table(conn: sqlite3.Connection, table: str) -> Table:
+    # no recursive_triggers PRAGMA and no plugin hooks: the connection stays as webdedup set it
+    return Database(conn, recursive_triggers=False, execute_plugins=False).table(table)
+
+
 def table_exists(conn: sqlite3.Connection, table: str, schema: str = "main") -> bool:
-    row = conn.execute(
-        f"SELECT 1 FROM {quote(schema)}.sqlite_schema WHERE type = 'table' AND name = ?",
-        (table,),
-    ).fetchone()
-    return row is not None
+    """Whether ``table`` is a table (not a view) of ``schema``."""
+    if schema != "main":
+        row = conn.execute(
+            f"SELECT 1 FROM {quote(schema)}.sqlite_schema WHERE type = 'table' AND name = ?",
+            (table,),
+        ).fetchone()
+        return row is not None
+    return bool(_table(conn, table).exists())
 
 
 def table_columns(conn: sqlite3.Connection, table: str) -> list[str]:
     """The column names of ``table`` in order."""
-    return [r[1] for r in conn.execute(f"PRAGMA table_info({quote(table)})")]
+    return [c.name for c in _table(conn, table).columns]
 
 
 def integer_primary_key(conn: sqlite3.Connection, table: str) -> str | None:
     """The INTEGER PRIMARY KEY column of ``table`` (a rowid alias VACUUM never renumbers)."""
-    pk = [r for r in conn.execute(f"PRAGMA table_info({quote(table)})") if r[5]]
-    if len(pk) == 1 and (pk[0][2] or "").upper() == "INTEGER":
-        return str(pk[0][1])
+    pk = [c for c in _table(conn, table).columns if c.is_pk]
+    if len(pk) == 1 and (pk[0].type or "").upper() == "INTEGER":
+        return str(pk[0].name)
     return None
 
 
@@ -34,3 +62,8 @@ def is_without_rowid(conn: sqlite3.Connection, table: str) -> bool:
         "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", (table,)
     ).fetchone()
     return bool(row and row[0] and re.search(r"without\s+rowid", row[0], re.I))
+
+
+def add_column(conn: sqlite3.Connection, table: str, column: str, sql_type: str) -> None:
+    """``ALTER TABLE table ADD COLUMN column sql_type`` (TEXT, INTEGER, REAL or BLOB)."""
+    _table(conn, table).add_column(column, sql_type)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ..config import Columns
 from ..errors import InputError, MissingColumn, NoPagesTable
 from .inspect import is_without_rowid, table_columns, table_exists
-from .sqlfiles import quote
+from .sqlfiles import quote, sql
 
 #: The logical input columns, in the order a page is read.
 LOGICAL = ("url", "content", "html", "title", "datetime", "crawled", "category")
@@ -57,14 +57,7 @@ class Layout:
         """Find ``columns.table`` and its input columns; raise with advice when unusable."""
         table = columns.table
         if not table_exists(conn, table):
-            tables = [
-                r[0]
-                for r in conn.execute(
-                    "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') "
-                    "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_webdedup%' ESCAPE '\\' "
-                    "ORDER BY name"
-                )
-            ]
+            tables = [r[0] for r in conn.execute(sql("list_tables"))]
             found = ", ".join(tables) if tables else "none"
             raise NoPagesTable(
                 f"{where} has no table {table!r} (tables found: {found}); "

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from .inspect import table_columns
+from .inspect import add_column, table_columns
 from .layout import Layout
 from .sqlfiles import quote, run_script
 from .state import meta_value, set_meta, stored_columns
@@ -56,7 +56,7 @@ def add_output_columns(conn: sqlite3.Connection, table: str) -> list[str]:
     added = []
     for name, kind in OUTPUT_COLUMNS.items():
         if name not in have:
-            conn.execute(f"ALTER TABLE {quote(table)} ADD COLUMN {quote(name)} {kind}")
+            add_column(conn, table, name, kind)
             added.append(name)
     index = quote(f"_webdedup_{table}_kind_group")
     conn.execute(f"CREATE INDEX IF NOT EXISTS {index} ON {quote(table)} (dup_kind, dup_group)")
@@ -114,6 +114,7 @@ def install_triggers(conn: sqlite3.Connection, layout: Layout) -> None:
     run_script(
         conn,
         "triggers",
+        None,
         table=quote(layout.table),
         columns=", ".join(map(quote, columns)),
         rowid=quote(layout.rowid),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 
@@ -75,7 +76,7 @@ def split_statements(script: str) -> list[str]:
 def run_script(
     conn: sqlite3.Connection,
     name: str,
-    params: dict[str, object] | None = None,
+    params: Mapping[str, object] | None = None,
     **identifiers: str,
 ) -> None:
     """Run every statement of ``sql/<name>.sql`` (without ``executescript``'s implicit COMMIT).

@@ -1,0 +1,84 @@
+"""The configuration: every bad value is a ConfigError (exit 2 from the CLI) that names the
+key and what it needs, whether it comes from the API, a TOML file or an option."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from conftest import make_page
+
+from webdedup import Config, Deduplicator
+from webdedup.cli import cli
+from webdedup.errors import ConfigError
+
+
+@pytest.mark.parametrize(
+    ("values", "words"),
+    [
+        ({"threshold": "high"}, "threshold must be a number"),
+        ({"workers": "two"}, "workers must be an integer"),
+        ({"distance": True}, "distance must be an integer"),
+        ({"discard_params": "yes"}, "discard_params must be true or false"),
+        ({"urls_to_ignore": "tag"}, "urls_to_ignore must be a list"),
+        ({"urls_to_ignore": ["tag", 3]}, "urls_to_ignore must be a list of patterns (strings)"),
+        ({"urls_to_ignore": ["a//b"]}, "invalid ignore pattern 'a//b'"),
+        ({"election": "newer_crawled"}, "election must be a list"),
+        ({"busy_timeout": "5s"}, "busy_timeout must be a number of seconds"),
+        ({"chunk_size": 0}, "chunk_size must be at least 1"),
+        ({"workers": -1}, "workers must be 0"),
+    ],
+)
+def test_bad_values_name_the_key_and_the_type(values, words):
+    with pytest.raises(ConfigError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        Config.from_mapping(values)
+
+
+def _toml(tmp_path, text):
+    path = tmp_path / "webdedup.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['threshold = "high"\n', 'workers = "two"\n', 'urls_to_ignore = "tag"\n'],
+)
+def test_wrong_types_in_toml_exit_2_with_the_key(db_builder, tmp_path, text):
+    path = db_builder([make_page("https://a.example/1", "one two three")])
+    config = _toml(tmp_path, text)
+    result = CliRunner().invoke(cli, ["db", str(path), "-q", "--config", str(config)])
+    assert result.exit_code == 2, result.output
+    assert text.split(" =")[0] in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_bad_ignore_rule_on_the_command_line_is_exit_2(db_builder):
+    path = db_builder([make_page("https://a.example/a/x/b", "one two three")])
+    result = CliRunner().invoke(cli, ["db", str(path), "-q", "--ignore", "a//b"])
+    assert result.exit_code == 2, result.output
+    assert "a//b" in result.output
+
+
+def test_explicit_parameters_win_over_the_config():
+    d = Deduplicator(threshold=0.5, config=Config(threshold=0.8, distance=7))
+    assert d.build_config().threshold == 0.5
+    assert d.build_config().distance == 7  # not given: the config's
+    assert Deduplicator(config=Config(threshold=0.8)).build_config().threshold == 0.8
+    assert Deduplicator().build_config() == Config()
+
+
+def test_chunk_size_is_the_prepare_batch(monkeypatch, db_builder):
+    """--chunk-size is read: phase 1 hands batches of that many pages to its workers."""
+    from webdedup.pipeline import phase1_prepare
+
+    sizes: list[int] = []
+    real = phase1_prepare.prepare_batch
+
+    def spy(job, pages):
+        sizes.append(len(pages))
+        return real(job, pages)
+
+    monkeypatch.setattr(phase1_prepare, "prepare_batch", spy)
+    path = db_builder([make_page(f"https://a.example/{i}", f"text {i}") for i in range(10)])
+    Deduplicator(chunk_size=3).run_on_db(path)
+    assert sizes == [3, 3, 3, 1]
