@@ -350,3 +350,23 @@ def test_stats_reports_kinds_groups_runs_and_state(db_builder):
     assert sum(g["pages"] for g in data["group_sizes"]) == sum(
         v[3] is not None for v in rows.values()
     )
+
+
+def test_db_remembers_the_table_and_column_mapping(tmp_path):
+    path = tmp_path / "crawl.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE documents (id INTEGER PRIMARY KEY, link TEXT, body TEXT)")
+    conn.executemany(
+        "INSERT INTO documents (link, body) VALUES (?, ?)",
+        [("https://a.example/1", "one text here"), ("https://www.a.example/1", "one text here")],
+    )
+    conn.commit()
+    conn.close()
+    first = invoke("db", str(path), "-q", "--table", "documents", "--column", "url=link",
+                   "--column", "content=body")
+    assert first.exit_code == 0, first.output
+    again = invoke("db", str(path))  # no mapping given: the last run's
+    assert again.exit_code == 0, again.output
+    assert "using the table and columns of the last run (table=documents, url=link, " \
+        "content=body)" in again.output
+    assert "incremental run" in again.output  # not a rebuild: the same mapping

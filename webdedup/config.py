@@ -203,6 +203,26 @@ class Config:
             "columns": asdict(self.columns),
         }
 
+    def changed_from(self, stored: Mapping[str, Any]) -> list[str]:
+        """The shaping parameters whose value differs from ``stored`` (an earlier run's
+        :meth:`shaping_parameters`, or its whole stored configuration), as ``name: old -> new``.
+
+        >>> Config(threshold=0.8).changed_from(Config().shaping_parameters())
+        ['threshold: 0.9 -> 0.8']
+        """
+        out = []
+        for key, new in self.shaping_parameters().items():
+            old = stored.get(key)
+            if key == "columns" and isinstance(old, Mapping) and isinstance(new, Mapping):
+                out += [
+                    f"column {k}: {old.get(k)!r} -> {v!r}"
+                    for k, v in new.items()
+                    if old.get(k) != v
+                ]
+            elif old != new and not (isinstance(old, (list, tuple)) and list(old) == new):
+                out.append(f"{key}: {old!r} -> {new!r}")
+        return out
+
     def fingerprint(self) -> str:
         """A short stable hash of :meth:`shaping_parameters`."""
         blob = json.dumps(self.shaping_parameters(), sort_keys=True).encode()

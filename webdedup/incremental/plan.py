@@ -18,7 +18,7 @@ from ..store import quote, schema_version, table_exists
 from ..store.layout import Layout
 from ..store.pages import as_text
 from ..store.schema import triggers_intact
-from ..store.state import meta_value
+from ..store.state import meta_value, stored_config
 
 #: The schema version a nightly run needs: 4 renamed _prepared to _webdedup_prepared.
 INCREMENTAL_SCHEMA = 4
@@ -59,10 +59,12 @@ def plan_run(conn: sqlite3.Connection, config: Config, layout: Layout, full: boo
         return Plan("full", reason, seq, tracked)
     stored = meta_value(conn, "fingerprint")
     if stored != config.fingerprint():
+        changed = config.changed_from(stored_config(conn))
+        what = "; ".join(changed) if changed else f"fingerprint {stored} -> {config.fingerprint()}"
         return Plan(
             "full",
             "the parameters that shape signatures or edges changed since the last run "
-            f"(fingerprint {stored} -> {config.fingerprint()}): rebuilding everything",
+            f"({what}): rebuilding everything",
             seq,
             tracked,
         )

@@ -18,14 +18,14 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ..algorithms.sketch import NearSpec
 from ..algorithms.urls import url_hash
-from ..config import Config
+from ..config import Columns, Config
 from ..errors import InputError, WebdedupError
 from ..incremental import plan as planning
 from ..incremental import region
@@ -43,7 +43,7 @@ from ..store import (
 )
 from ..store.layout import Layout
 from ..store.schema import foreign_output_columns
-from ..store.state import set_meta
+from ..store.state import set_meta, stored_columns
 from ..version import __version__
 from . import (
     phase1_prepare,
@@ -119,6 +119,7 @@ def run_on_db(
     try:
         conn.create_function("webdedup_url_hash", 1, _url_hash_sql, deterministic=True)
         check_schema(conn)
+        config = _remembered_columns(conn, config, on_message)
         layout = Layout.resolve(conn, config.columns, where)
         foreign = foreign_output_columns(conn, layout.table)
         if foreign:
@@ -233,6 +234,36 @@ def _run_phases(
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise translate(exc) from exc
+
+
+def _remembered_columns(
+    conn: sqlite3.Connection, config: Config, on_message: Callable[[str], None] | None
+) -> Config:
+    """The table and column mapping of the last run, when this run names none of its own.
+
+    A crawler whose pages live in ``documents.body`` maps them once; later plain runs
+    (``webdedup db crawl.sqlite``) reuse that mapping, as ``export`` and ``explain`` do.
+    """
+    if config.columns != Columns():
+        return config
+    stored = stored_columns(conn)
+    if not stored:
+        return config
+    try:
+        columns = Columns.from_mapping(stored)
+    except WebdedupError:  # an unusable record: the defaults, as before it existed
+        return config
+    if columns == config.columns:
+        return config
+    if on_message is not None:
+        defaults = Columns()
+        mapped = ", ".join(
+            f"{f.name}={getattr(columns, f.name)}"
+            for f in fields(columns)
+            if getattr(columns, f.name) != getattr(defaults, f.name)
+        )
+        on_message(f"using the table and columns of the last run ({mapped})")
+    return replace(config, columns=columns)
 
 
 def _data_version(conn: sqlite3.Connection) -> int:
