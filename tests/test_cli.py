@@ -370,3 +370,17 @@ def test_db_remembers_the_table_and_column_mapping(tmp_path):
     assert "using the table and columns of the last run (table=documents, url=link, " \
         "content=body)" in again.output
     assert "incremental run" in again.output  # not a rebuild: the same mapping
+
+
+def test_progress_off_a_terminal_is_lines_not_carriage_returns(db_builder):
+    """A cron log gets lines ('prepare: 20/20 pages (100%)'), never tqdm's '\\r'."""
+    import subprocess
+    import sys
+
+    path = db_builder([make_page(f"https://a.example/{i}", f"text number {i}") for i in range(20)])
+    done = subprocess.run(
+        [sys.executable, "-m", "webdedup.cli", "db", str(path)],
+        capture_output=True, text=True, check=True,
+    )
+    assert "\r" not in done.stderr
+    assert "prepare: 20/20 pages (100%), done in" in done.stderr

@@ -16,6 +16,7 @@ LAYERS = {
     "version": 0,
     "errors": 0,
     "parallel": 0,
+    "progress": 0,
     "algorithms": 1,
     "config": 2,
     "store": 3,

@@ -21,17 +21,15 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-import sys
 import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
-from tqdm import tqdm
-
 from ..config import Columns
 from ..errors import IngestProblems, InputError
+from ..progress import Progress, progress_bar
 from ..store import connect
 from .extract_pool import Extractor
 from .model import Event, IngestReport, Problem, RawPage, Skipped
@@ -112,7 +110,7 @@ class _Run:
         writer: PageWriter,
         extractor: Extractor,
         report: IngestReport,
-        bar: tqdm,
+        bar: Progress,
         strict: bool,
         on_problem: Callable[[Problem], None],
     ) -> None:
@@ -240,8 +238,7 @@ def ingest(
     try:
         writer = PageWriter(conn, columns, keep_html)
         writer.prepare()
-        bar = tqdm(desc="ingest", unit="page", disable=not progress, leave=True,
-                   dynamic_ncols=True, file=sys.stderr)
+        bar = progress_bar("ingest", unit="page", enabled=progress)
         with Extractor(workers) as extractor, bar:
             run = _Run(writer, extractor, report, bar, strict, on_problem)
             for kind, path in files:

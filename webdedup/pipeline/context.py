@@ -9,18 +9,16 @@ says what it did; :meth:`PhaseResult.counts` is what the run records.
 from __future__ import annotations
 
 import sqlite3
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from tqdm import tqdm
-
 from ..algorithms.sketch import NearSpec
 from ..config import Config
 from ..incremental.plan import Plan
+from ..progress import Progress, progress_bar
 from ..store.layout import Layout
 
 PhaseHook = Callable[[str], None]
@@ -53,17 +51,9 @@ class RunContext:
     def present(self) -> dict[str, str | None]:
         return self.layout.present
 
-    def bar(self, desc: str, total: int | None = None, unit: str = "it") -> tqdm:
-        """A progress bar on stderr (disabled unless the run shows progress)."""
-        return tqdm(
-            total=total,
-            desc=f"{desc:<12}",
-            unit=unit,
-            disable=not self.progress,
-            file=sys.stderr,
-            leave=True,
-            dynamic_ncols=True,
-        )
+    def bar(self, desc: str, total: int | None = None, unit: str = "it") -> Progress:
+        """Progress on stderr (none unless the run shows progress; lines when not a tty)."""
+        return progress_bar(desc, total, unit, enabled=self.progress)
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
