@@ -82,3 +82,33 @@ def test_chunk_size_is_the_prepare_batch(monkeypatch, db_builder):
     path = db_builder([make_page(f"https://a.example/{i}", f"text {i}") for i in range(10)])
     Deduplicator(chunk_size=3).run_on_db(path)
     assert sizes == [3, 3, 3, 1]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"busy_timeout": float("nan")},
+        {"busy_timeout": float("inf")},
+        {"seed": -1},
+        {"num_perm": 1 << 20},
+        {"distance": 2**63},
+        {"columns": {"url": ""}},
+        {"columns": {"url": 5}},
+    ],
+)
+def test_values_out_of_range_are_config_errors(kwargs):
+    with pytest.raises(ConfigError):
+        Config(**kwargs)
+
+
+def test_the_api_takes_a_columns_dict_and_refuses_one_string_of_rules():
+    assert Deduplicator(columns={"content": "body"}).build_config().columns.content == "body"
+    with pytest.raises(ConfigError, match="not the string 'tag'"):
+        Deduplicator(urls_to_ignore="tag")
+
+
+def test_busy_timeout_nan_is_a_usage_error(db_builder):
+    path = db_builder([make_page("https://a.example/1", "one two three")])
+    for command in (["db", str(path)], ["export", str(path), "--json", "-"]):
+        result = CliRunner().invoke(cli, [*command, "--busy-timeout", "nan"])
+        assert result.exit_code == 2 and "not a number of seconds" in result.output

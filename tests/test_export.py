@@ -344,3 +344,17 @@ def test_mapped_columns_no_title_and_pages_added_after_the_run(tmp_path):
     with out.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert rows[0]["title"] == "" and rows[0]["text"] == texts[0]["text"]
+
+
+def test_a_database_annotated_by_an_older_webdedup_asks_for_one_db_run(tmp_path):
+    path = write_pages(tmp_path / "old.sqlite", crawl_with_duplicates(5))
+    Deduplicator().run_on_db(path)
+    conn = sqlite3.connect(path)  # as schema 3 left it
+    conn.execute("ALTER TABLE _webdedup_prepared RENAME TO _prepared")
+    conn.execute("UPDATE _webdedup_meta SET value = '3' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    res = invoke("export", str(path), "--json", str(tmp_path / "r.json"))
+    assert res.exit_code == 3 and "older webdedup (state schema 3)" in res.output
+    assert invoke("db", str(path), "-q").exit_code == 0  # upgrades the state: one full run
+    assert invoke("export", str(path), "--json", str(tmp_path / "r.json")).exit_code == 0

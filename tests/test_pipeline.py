@@ -297,3 +297,34 @@ def test_bad_parameters_fail_early_with_advice(bad):
     with pytest.raises(ValueError) as err:
         Deduplicator(**bad)
     assert any(word in str(err.value) for word in ("must", "choose", "one of"))
+
+
+def test_run_on_list_reads_date_when_a_page_has_no_datetime():
+    text = "alpha beta gamma delta " * 20
+    rows = Deduplicator().run_on_list([
+        {"url": "https://a.example/c", "content": text, "date": "2020-01-01"},
+        {"url": "https://a.example/c/", "content": text, "date": "2024-01-01"},
+    ])
+    assert [r["canonical_id"] for r in rows] == [2, 2]  # the newer page wins
+
+
+def test_run_on_list_takes_any_value_without_crashing():
+    rows = Deduplicator().run_on_list([
+        {"url": "https://a.example/1", "content": 5},
+        {"url": "https://a.example/2", "content": None, "html": 7},
+        {"url": 42, "content": b"bytes \xff text", "title": ["a", "b"]},
+    ])
+    assert [r["dup_kind"] for r in rows] == ["ignored", "ignored", None]
+
+
+def test_a_crawler_table_named_like_an_old_state_table_is_left_alone(db_builder):
+    path = db_builder([make_page("https://a.example/1", "one two three four")])
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE _prepared (id INTEGER PRIMARY KEY, note TEXT)")
+    conn.execute("INSERT INTO _prepared (note) VALUES ('the crawler''s own')")
+    conn.commit()
+    conn.close()
+    Deduplicator().run_on_db(path)
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT note FROM _prepared").fetchall() == [("the crawler's own",)]
+    conn.close()

@@ -59,6 +59,10 @@ class Deduplicator:
         self.discard_params = base.discard_params if discard_params is None else discard_params
         self.n_min = base.n_min if n_min is None else n_min
         self.method = base.method if method is None else method
+        if isinstance(urls_to_ignore, str):
+            raise ConfigError(
+                f"urls_to_ignore must be a list of patterns, not the string {urls_to_ignore!r}"
+            )
         self.urls_to_ignore: list[str] = list(
             urls_to_ignore if urls_to_ignore is not None else base.urls_to_ignore
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,7 +14,7 @@ import click
 
 from .algorithms.election import ELECTION_KEYS
 from .api import Deduplicator
-from .config import METHODS, SIMILARITIES, Columns, Config
+from .config import MAX_BUSY_TIMEOUT, METHODS, SIMILARITIES, Columns, Config
 from .errors import ConfigError, WebdedupError
 from .version import __version__
 
@@ -36,12 +37,15 @@ def errors_to_exit_codes() -> Iterator[None]:
         raise WebdedupClickError(exc) from exc
 
 
-def _parse_columns(pairs: tuple[str, ...]) -> dict[str, str]:
+def _parse_columns(
+    pairs: tuple[str, ...], option: str = "--column NAME=COLUMN", example: str = "content=body"
+) -> dict[str, str]:
     out: dict[str, str] = {}
     for pair in pairs:
         name, sep, column = pair.partition("=")
         if not sep or not name or not column:
-            raise ConfigError(f"--column takes NAME=COLUMN (e.g. content=body), got {pair!r}")
+            raise ConfigError(f"{option.split()[0]} takes {option.split()[1]} (e.g. {example}), "
+                              f"got {pair!r}")
         out[name.strip()] = column.strip()
     return out
 
@@ -53,7 +57,7 @@ def build_config(
     base = Config.from_toml(config_file) if config_file else Config()
     mapping = asdict(base.columns)
     mapping.update(_parse_columns(columns))
-    if table:
+    if table is not None:
         mapping["table"] = table
     ignore = options.pop("urls_to_ignore", ())
     election = options.pop("election", None)
@@ -87,11 +91,18 @@ def input_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
+def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number of seconds", ctx, param)
+    return value
+
+
 def busy_timeout_option(default: float | None = 5.0) -> Callable[[F], F]:
     """``--busy-timeout``: how long to wait for a lock held by another writer."""
     return click.option(
         "--busy-timeout",
-        type=click.FloatRange(min=0),
+        type=click.FloatRange(min=0, max=MAX_BUSY_TIMEOUT),
+        callback=_finite,
         default=default,
         metavar="SECONDS",
         help="Seconds to wait for a lock held by another writer [default: 5].",
@@ -292,7 +303,10 @@ def db_command(
 @click.option("--keep-html", is_flag=True, help="Also store the raw HTML (html column).")
 @click.option("--strict", is_flag=True, help="Stop at the first bad record or file.")
 @click.option(
-    "--workers", type=int, default=0, help="Extraction processes [default: 0 = all cores]."
+    "--workers",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Extraction processes [default: 0 = all cores].",
 )
 @busy_timeout_option()
 @quiet_option("No progress bar and no summary.")
@@ -333,7 +347,7 @@ def ingest_command(
 
     with errors_to_exit_codes():
         mapping = _parse_columns(columns)
-        if table:
+        if table is not None:
             mapping["table"] = table
         report = ingest(
             path,
@@ -344,7 +358,7 @@ def ingest_command(
             workers=workers,
             progress=not quiet,
             busy_timeout=busy_timeout,
-            jsonl_fields=_parse_columns(fields),
+            jsonl_fields=_parse_columns(fields, "--field NAME=KEY", "url=link"),
             on_problem=warn,
         )
         if not quiet:

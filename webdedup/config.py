@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .algorithms.election import DEFAULT_ELECTION, validate_election
+from .algorithms.minhash import MAX_NUM_PERM
 from .algorithms.urls import IgnoreRules
 from .errors import ConfigError
 
@@ -32,6 +33,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 METHODS = ("minhash", "levenshtein", "simhash")
+#: Upper bounds that keep a value in the ranges the algorithms and SQLite accept.
+MAX_DISTANCE = 1_000_000
+MAX_BUSY_TIMEOUT = 86_400.0  # a day
 SIMILARITIES = ("overlap", "jaccard")
 
 
@@ -63,10 +67,15 @@ class Columns:
                 f"unknown column name(s) {', '.join(unknown)}; "
                 f"the mappable columns are: {', '.join(sorted(known))}"
             )
-        for key, value in mapping.items():
-            if not isinstance(value, str) or not value:
-                raise ConfigError(f"column {key!r} must map to a non-empty name, got {value!r}")
         return cls(**dict(mapping))
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, str) or not value or "\x00" in value:
+                raise ConfigError(
+                    f"column {f.name!r} must map to a non-empty name, got {value!r}"
+                )
 
 
 #: The type each parameter must have (from a TOML file or the API): name -> (types, wording).
@@ -140,20 +149,24 @@ class Config:
     columns: Columns = field(default_factory=Columns)
 
     def __post_init__(self) -> None:
+        if isinstance(self.columns, Mapping):  # the API may pass a plain dict
+            object.__setattr__(self, "columns", Columns.from_mapping(self.columns))
         for f in fields(self):
             _check_type(f.name, getattr(self, f.name), _TYPES.get(f.name))
         if self.method not in METHODS:
             raise ConfigError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
         if not 0.0 < float(self.threshold) <= 1.0:
             raise ConfigError(f"threshold must be in (0, 1], got {self.threshold!r}")
-        if int(self.distance) < 1:
-            raise ConfigError(f"distance must be at least 1, got {self.distance!r}")
+        if not 1 <= int(self.distance) <= MAX_DISTANCE:
+            raise ConfigError(f"distance must be in 1..{MAX_DISTANCE:,}, got {self.distance!r}")
         if int(self.n_min) < 0:
             raise ConfigError(f"n_min must be 0 (off) or more, got {self.n_min!r}")
         if int(self.shingle_size) < 1:
             raise ConfigError(f"shingle_size must be at least 1, got {self.shingle_size!r}")
-        if int(self.num_perm) < 16:
-            raise ConfigError(f"num_perm must be at least 16, got {self.num_perm!r}")
+        if not 16 <= int(self.num_perm) <= MAX_NUM_PERM:
+            raise ConfigError(f"num_perm must be in 16..{MAX_NUM_PERM}, got {self.num_perm!r}")
+        if not 0 <= int(self.seed) < 2**32:
+            raise ConfigError(f"seed must be in 0..2**32-1, got {self.seed!r}")
         if int(self.min_words) < 0:
             raise ConfigError(f"min_words must be 0 or more, got {self.min_words!r}")
         if self.similarity not in SIMILARITIES:
@@ -166,8 +179,11 @@ class Config:
             raise ConfigError(f"lsh_threshold must be in (0, 1), got {self.lsh_threshold!r}")
         if int(self.chunk_size) < 1:
             raise ConfigError(f"chunk_size must be at least 1, got {self.chunk_size!r}")
-        if float(self.busy_timeout) < 0:
-            raise ConfigError(f"busy_timeout must be 0 or more, got {self.busy_timeout!r}")
+        if not 0 <= float(self.busy_timeout) <= MAX_BUSY_TIMEOUT:  # also NaN
+            raise ConfigError(
+                f"busy_timeout must be 0 to {MAX_BUSY_TIMEOUT:,.0f} seconds, "
+                f"got {self.busy_timeout!r}"
+            )
         if int(self.workers) < 0:
             raise ConfigError(f"workers must be 0 (all cores) or more, got {self.workers!r}")
         try:  # compiled here so that a bad rule is a configuration error, not a crash later

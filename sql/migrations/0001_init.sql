@@ -6,7 +6,8 @@ CREATE TABLE IF NOT EXISTS _webdedup_meta (
 );
 
 -- Phase 1 output: one row per page of `pages` (id = pages.rowid) as of the last run.
-CREATE TABLE IF NOT EXISTS _prepared (
+-- (Called _prepared by schemas 1-3: a database created by them is renamed by 0004.)
+CREATE TABLE IF NOT EXISTS _webdedup_prepared (
     id            INTEGER PRIMARY KEY,
     url_hash      TEXT NOT NULL,     -- hash of the raw URL: detects rowids renumbered by VACUUM
     canonical_url TEXT,              -- NULL when the URL is not an absolute http(s) URL
@@ -22,8 +23,8 @@ CREATE TABLE IF NOT EXISTS _prepared (
     crawled_ts    REAL,              -- crawl time, UTC epoch seconds
     ignored       TEXT               -- why the page was left out, NULL when processed
 );
-CREATE INDEX IF NOT EXISTS _prepared_url_key ON _prepared(url_key);
-CREATE INDEX IF NOT EXISTS _prepared_content_hash ON _prepared(content_hash);
+CREATE INDEX IF NOT EXISTS _webdedup_prepared_url_key ON _webdedup_prepared(url_key);
+CREATE INDEX IF NOT EXISTS _webdedup_prepared_content_hash ON _webdedup_prepared(content_hash);
 
 -- One row a run.
 CREATE TABLE IF NOT EXISTS _webdedup_runs (

@@ -1,3 +1,5 @@
+-- upgrade only: skipped on a new database, whose 0001 creates _webdedup_prepared already
+-- (a crawler's own table named _prepared must never be touched).
 -- Every table of webdedup's state carries the _webdedup_ prefix (schema version 4):
 -- _prepared becomes _webdedup_prepared, its indexes follow.
 ALTER TABLE _prepared RENAME TO _webdedup_prepared;

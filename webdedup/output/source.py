@@ -22,7 +22,17 @@ from typing import Any
 
 from ..config import Columns
 from ..errors import ConfigError, InputError
-from ..store import connect, lenient_text, quote, sql, table_columns, table_exists, translate
+from ..incremental.plan import INCREMENTAL_SCHEMA
+from ..store import (
+    connect,
+    lenient_text,
+    quote,
+    schema_version,
+    sql,
+    table_columns,
+    table_exists,
+    translate,
+)
 from ..store.layout import Layout
 from ..store.schema import OUTPUT_COLUMNS, RESULT_TABLES
 from ..store.state import stored_columns, stored_config
@@ -169,6 +179,12 @@ def read_layout(conn: sqlite3.Connection, where: str = "the database") -> Source
         if where != "the database"
         else ("run 'webdedup db' on it first")
     )
+    version = schema_version(conn)
+    if 0 < version < INCREMENTAL_SCHEMA:
+        raise NotAnnotated(
+            f"{where} was annotated by an older webdedup (state schema {version}); run "
+            f"'webdedup db {where}' once to upgrade it (one full run), then export"
+        )
     if not all(table_exists(conn, t) for t in RESULT_TABLES):
         raise NotAnnotated(f"{where} has no webdedup results (no state tables); {hint}")
     if conn.execute(sql("export/last_run")).fetchone() is None:

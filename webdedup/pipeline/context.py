@@ -3,7 +3,8 @@
 A phase module has one entry point, ``run(ctx: RunContext) -> <Phase>Result``; it reads the
 run's snapshot and its TEMP work tables, writes only TEMP work tables (phase 5 excepted), and
 is safe to run again on the same context (a grown region runs phases 2-4 again). Its result
-says what it did; :meth:`PhaseResult.counts` is what the run records.
+says what it did; :meth:`PhaseResult.counts` is what the run reports (``RunResult.phases``,
+``webdedup db --json``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
-from typing import Any
 
 from ..algorithms.sketch import NearSpec
 from ..config import Config
@@ -41,7 +41,16 @@ class RunContext:
     only: set[int] | None = None  #: phase 1 prepares only these page ids (changed pages)
     plan: Plan | None = None  #: full or incremental, and the queue rows this run consumes
     missed_changes: bool = False  #: the table changed while an untracked run read it
-    scratch: dict[str, Any] = field(default_factory=dict)  #: what a phase keeps for a rerun
+    #: what each phase reported (its result's counts), for the run row
+    phase_counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: window scores the levenshtein phase keeps for its reruns within this run
+    window_scores: dict[tuple[int, int], float] = field(default_factory=dict)
+
+    def record(self, name: str, result: PhaseResult) -> None:
+        """Keep a phase's counts (a phase run again adds up)."""
+        counts = self.phase_counts.setdefault(name, {})
+        for key, value in result.counts().items():
+            counts[key] = counts.get(key, 0) + value
 
     @property
     def table(self) -> str:

@@ -1,8 +1,9 @@
 """``run_on_list``: the very same pipeline over a list of pages, on an in-memory database.
 
-The pages go into a table of an in-memory SQLite database (the mapped column names, rowid =
-the page's id), :func:`~webdedup.pipeline.run.run_on_db` runs there, and the annotations are
-read back. There is one implementation of the rules: what ``run_on_db`` decides for a page,
+The pages go into the ``pages`` table of an in-memory SQLite database under webdedup's own
+column names (read from the page dicts under the mapped names; rowid = the page's id),
+:func:`~webdedup.pipeline.run.run_on_db` runs there, and the annotations are read back.
+There is one implementation of the rules: what ``run_on_db`` decides for a page,
 ``run_on_list`` decides too.
 
 Example::
@@ -20,11 +21,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
-from ..config import Config
+from ..config import Columns, Config
 from ..errors import ConfigError
-from ..store import connect, quote
+from ..store import connect, sql
 from ..store.schema import OUTPUT_COLUMNS
 from .run import run_on_db
 
@@ -48,51 +50,58 @@ def _cell(value: Any) -> Any:
     return str(value)
 
 
+#: The in-memory table: webdedup's own names, whatever the pages' keys are mapped to.
+_COLUMNS = ("url", "content", "html", "title", "datetime", "crawled", "category")
+_SQLITE_INT = (-(2**63), 2**63 - 1)
+
+
+def _row(page: Mapping[str, Any], position: int, cols: Columns) -> tuple[Any, ...]:
+    """``(id, url, content, html, title, datetime, crawled, category)`` of a page dict."""
+    try:
+        page_id = int(page.get("id", position))
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(
+            f"page {position}: 'id' must be an integer, got {page.get('id')!r}"
+        ) from exc
+    if not _SQLITE_INT[0] <= page_id <= _SQLITE_INT[1]:
+        raise ConfigError(f"page {position}: 'id' {page_id} does not fit in 64 bits")
+    content = page.get(cols.content)
+    if content is None:
+        content = page.get("text")
+    when = page.get(cols.datetime)
+    if when is None:
+        when = page.get(cols.date)  # "datetime, else date", as Layout.resolve reads a table
+    values = (
+        page.get(cols.url),
+        content,
+        page.get(cols.html),
+        page.get(cols.title),
+        when,
+        page.get(cols.crawled),
+        page.get(cols.category),
+    )
+    return (page_id, *(_cell(v) for v in values))
+
+
 def run_on_list(pages: Iterable[Mapping[str, Any]], config: Config) -> list[dict[str, Any]]:
     """Annotate page dicts (keys as the mapped column names; ``text`` is accepted for the
     text). Returns one dict a page, in input order: ``id`` (the page's ``id`` or its 1-based
     position) and :data:`RESULT_KEYS`."""
-    cols = config.columns
-    names = list(
-        dict.fromkeys(
-            [cols.url, cols.content, cols.html, cols.title, cols.datetime, cols.date,
-             cols.crawled, cols.category]
-        )
-    )
     rows: list[tuple[Any, ...]] = []
     seen: set[int] = set()
     for position, page in enumerate(pages, start=1):
-        try:
-            page_id = int(page.get("id", position))
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(
-                f"page {position}: 'id' must be an integer, got {page.get('id')!r}"
-            ) from exc
-        if page_id in seen:
-            raise ConfigError(f"page id {page_id} appears twice; give every page a unique 'id'")
-        seen.add(page_id)
-        values = {name: page.get(name) for name in names}
-        if values[cols.content] is None and "text" in page:
-            values[cols.content] = page["text"]
-        rows.append((page_id, *(_cell(values[n]) for n in names)))
+        row = _row(page, position, config.columns)
+        if row[0] in seen:
+            raise ConfigError(f"page id {row[0]} appears twice; give every page a unique 'id'")
+        seen.add(row[0])
+        rows.append(row)
     conn = connect(":memory:", must_exist=False, busy_timeout=config.busy_timeout)
     try:
-        table = quote(cols.table)
-        conn.execute(f"CREATE TABLE {table} ({', '.join(quote(n) for n in names)})")
-        # the rowid is the page id: name it by a name no column can take
-        conn.executemany(
-            f"INSERT INTO {table} (_rowid_, {', '.join(quote(n) for n in names)}) "
-            f"VALUES ({', '.join('?' * (len(names) + 1))})",
-            rows,
-        )
-        run_on_db(conn, config)
-        out = {}
-        query = (
-            f"SELECT p._rowid_, {', '.join('p.' + quote(c) for c in OUTPUT_COLUMNS)}, "
-            f"w.ignored FROM {table} AS p LEFT JOIN _webdedup_prepared AS w ON w.id = p._rowid_"
-        )
-        for row in conn.execute(query):
-            out[row[0]] = dict(zip(("id", *RESULT_KEYS), row, strict=True))
+        conn.execute(sql("in_memory_pages"))
+        conn.executemany(sql("in_memory_insert"), rows)
+        run_on_db(conn, replace(config, columns=Columns()))
+        out = {row[0]: dict(zip(("id", *RESULT_KEYS), row, strict=True))
+               for row in conn.execute(sql("in_memory_results"))}
         return [out[r[0]] for r in rows]
     finally:
         conn.close()

@@ -113,12 +113,16 @@ def _batches(pages: Iterable[PageInput], size: int, max_chars: int) -> Iterator[
     chars = 0
     for page in pages:
         batch.append(page)
-        chars += len(page.text or "") + len(page.html or "")
+        chars += _length(page.text) + _length(page.html)
         if len(batch) >= size or chars >= max_chars:
             yield batch
             batch, chars = [], 0
     if batch:
         yield batch
+
+
+def _length(value: object) -> int:
+    return len(value) if isinstance(value, (str, bytes)) else 0
 
 
 def worker_count(config: Config, amount: int, minimum: int = PARALLEL_MIN_PAGES) -> int:

@@ -170,7 +170,7 @@ def _indel_scores_cached(
     """Scores of window pairs, in worker processes; kept for the run (a grown region asks
     again for most of them)."""
     spec = ctx.spec
-    cache: dict[tuple[int, int], float] = ctx.scratch.setdefault("levenshtein_scores", {})
+    cache = ctx.window_scores
     todo = [p for p in pairs if p not in cache]
     bar = ctx.bar("compare", total=len(pairs), unit="pair")
     bar.update(len(pairs) - len(todo))

@@ -76,6 +76,8 @@ class RunResult:
     edges: int
     wall_seconds: float
     timings: dict[str, float] = field(default_factory=dict)
+    #: each phase's counts (pages prepared, election losers, candidates, rows written...)
+    phases: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def summary(self) -> str:
         """A few human lines for the end of ``webdedup db``."""
@@ -132,13 +134,14 @@ def run_on_db(
             )
         spec = NearSpec.from_config(config)  # built once, used by every phase
         ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase)
-        plan, near = _run_phases(ctx, full, on_message)
+        snap = _run_phases(ctx, full, on_message)
+        plan, near = snap.plan, snap.near
         pruned = 0
         with ctx.phase("write_back"), transaction(conn):
             # another connection committed since the snapshot while nothing queued changes:
             # updated rows cannot be told apart, so the next run must be full
-            ctx.missed_changes = not plan.tracked and _data_version(conn) != ctx.scratch["version"]
-            phase5_write_back.run(ctx)
+            ctx.missed_changes = not plan.tracked and _data_version(conn) != snap.version
+            ctx.record("write_back", phase5_write_back.run(ctx))
             if prune:
                 pruned = phase_prune(conn, layout.table)
             counts = _table_counts(conn, layout.table)
@@ -147,13 +150,13 @@ def run_on_db(
                 mode=plan.mode,
                 method=config.method,
                 pages=ctx.total_pages,
-                processed=ctx.scratch["processed"],
+                processed=snap.processed,
                 ignored=counts["ignored"],
                 url_duplicates=counts["url"],
                 exact_duplicates=counts["exact"],
                 near_duplicates=counts["near"],
                 groups=counts["groups"],
-                renumbered=ctx.scratch["renumbered"],
+                renumbered=snap.renumbered,
                 pruned=pruned,
                 candidates=near.candidates,
                 edges=near.edges,
@@ -165,6 +168,7 @@ def run_on_db(
                 on_phase("commit")
         result.wall_seconds = round(time.perf_counter() - t0, 4)
         result.timings = dict(ctx.timings)  # now with write_back (after the run row was written)
+        result.phases = {k: dict(v) for k, v in ctx.phase_counts.items()}
         return result
     except WebdedupError:
         raise
@@ -178,13 +182,25 @@ def run_on_db(
             conn.text_factory = old_factory
 
 
+@dataclass(frozen=True)
+class _Snapshot:
+    """What phases 1-4 leave for the write: the plan, phase 4's result, the data version
+    read before the snapshot, the pages assigned, and the rowids found renumbered."""
+
+    plan: planning.Plan
+    near: NearResult
+    version: int
+    processed: int
+    renumbered: int
+
+
 def _run_phases(
     ctx: RunContext, full: bool, on_message: Callable[[str], None] | None
-) -> tuple[planning.Plan, NearResult]:
+) -> _Snapshot:
     """Phases 1-4 and the assignment, inside one read snapshot; only TEMP tables written."""
     conn, config, layout = ctx.conn, ctx.config, ctx.layout
     try:
-        ctx.scratch["version"] = _data_version(conn)
+        version = _data_version(conn)
         conn.execute("BEGIN")  # one read snapshot for phases 1-4
         plan = planning.plan_run(conn, config, layout, full)
         ctx.plan = plan
@@ -199,23 +215,24 @@ def _run_phases(
             changed, renumbered = planning.changed_ids(conn, layout, plan.max_seq, stable)
             ctx.only = changed
             with ctx.phase("prepare"):
-                phase1_prepare.run(ctx)
+                ctx.record("prepare", phase1_prepare.run(ctx))
             with ctx.phase("region"):
                 region.build_region(conn, config, ctx.spec, changed)
             small_hosts = "small_hosts_incremental"
         else:
             with ctx.phase("prepare"):
-                phase1_prepare.run(ctx)
+                ctx.record("prepare", phase1_prepare.run(ctx))
             renumbered = _renumbered(conn)
         if config.n_min > 0:
             conn.execute(sql(small_hosts), {"n_min": config.n_min})
         while True:
             with ctx.phase("elect_url"):
-                phase2_elect_urls.run(ctx)
+                ctx.record("elect_url", phase2_elect_urls.run(ctx))
             with ctx.phase("elect_exact"):
-                phase3_elect_exact.run(ctx)
+                ctx.record("elect_exact", phase3_elect_exact.run(ctx))
             with ctx.phase("near"):
                 near = phase4_near.run(ctx)
+            ctx.record("near", near)
             if not near.pull:
                 break
             # levenshtein: the window links the region to more pages; take them in
@@ -226,10 +243,8 @@ def _run_phases(
         with ctx.phase("assign"):
             run_script(conn, "assign")
         (processed,) = conn.execute("SELECT count(*) FROM temp.run_assign").fetchone()
-        ctx.scratch["processed"] = int(processed)
-        ctx.scratch["renumbered"] = renumbered
         conn.execute("COMMIT")
-        return plan, near
+        return _Snapshot(plan, near, version, int(processed), renumbered)
     except sqlite3.Error as exc:
         if conn.in_transaction:
             conn.execute("ROLLBACK")

@@ -4,7 +4,7 @@
 - :mod:`.sqlfiles` loads SQL from ``sql/`` by name and quotes identifiers (the one way a name
   from an option enters SQL);
 - :mod:`.migrations` creates and upgrades webdedup's state tables;
-- :mod:`.inspect` answers questions about tables and columns;
+- :mod:`.tables` answers questions about tables and columns, and adds columns;
 - :mod:`.schema` names webdedup's output columns, state tables and triggers;
 - :mod:`.layout` resolves where the pages are (the table and its real column names);
 - :mod:`.state` reads what earlier runs stored (configuration, meta values);
@@ -29,9 +29,9 @@ from .connection import (
     transaction,
     translate,
 )
-from .inspect import integer_primary_key, is_without_rowid, table_columns, table_exists
 from .migrations import check_schema, latest_schema_version, migrate, schema_version
 from .sqlfiles import quote, run_script, split_statements, sql
+from .tables import integer_primary_key, is_without_rowid, table_columns, table_exists
 
 __all__ = [
     "MIN_SQLITE",

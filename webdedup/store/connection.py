@@ -61,6 +61,11 @@ def connect(
     _check_sqlite_version()
     if isinstance(db, sqlite3.Connection):
         conn = db
+        if getattr(conn, "autocommit", -1) != getattr(sqlite3, "LEGACY_TRANSACTION_CONTROL", -1):
+            raise WebdedupError(
+                "the connection passed to webdedup was opened with autocommit=True or False "
+                "(Python 3.12+); open it with the default transaction handling"
+            )
         if conn.in_transaction:
             raise WebdedupError(
                 "the connection passed to webdedup is inside a transaction; commit it first"

@@ -2,8 +2,9 @@
 
 :meth:`Layout.resolve` is the one place that maps webdedup's logical input columns (``url``,
 ``content``, ``html``, ``title``, ``datetime`` — else ``date`` —, ``crawled``, ``category``)
-onto a table's real columns. ``db``, ``export``, ``explain``, ``stats``, ``ingest`` and
-``run_on_list`` all use it.
+onto a table's real columns. ``db``, ``export``, ``explain``, ``ingest`` and
+``run_on_list`` (through ``run_on_db``) use it; a page dict of ``run_on_list`` has keys, not
+columns, so there ``datetime``, else ``date``, is decided page by page.
 
 Example::
 
@@ -22,8 +23,8 @@ from dataclasses import dataclass
 
 from ..config import Columns
 from ..errors import InputError, MissingColumn, NoPagesTable
-from .inspect import is_without_rowid, table_columns, table_exists
 from .sqlfiles import quote, sql
+from .tables import is_without_rowid, table_columns, table_exists
 
 #: The logical input columns, in the order a page is read.
 LOGICAL = ("url", "content", "html", "title", "datetime", "crawled", "category")

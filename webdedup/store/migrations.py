@@ -7,8 +7,8 @@ import sqlite3
 from importlib import resources
 
 from ..errors import SchemaTooNew
-from .inspect import table_exists
 from .sqlfiles import split_statements, sql
+from .tables import table_exists
 
 
 def _migrations() -> list[tuple[int, str]]:
@@ -44,13 +44,23 @@ def check_schema(conn: sqlite3.Connection) -> int:
     return found
 
 
+#: First line of a migration that only upgrades state written by an earlier schema.
+UPGRADE_ONLY = "-- upgrade only"
+
+
 def migrate(conn: sqlite3.Connection) -> int:
-    """Apply the pending migrations. Call inside a write transaction; returns the new version."""
-    current = check_schema(conn)
+    """Apply the pending migrations. Call inside a write transaction; returns the new version.
+
+    A migration whose first line is ``-- upgrade only`` is skipped on a new database (its
+    version is recorded all the same): it changes what an older schema created.
+    """
+    start = current = check_schema(conn)
     for version, name in _migrations():
         if version > current:
-            for statement in split_statements(sql("migrations/" + name)):
-                conn.execute(statement)
+            script = sql("migrations/" + name)
+            if not (start == 0 and script.startswith(UPGRADE_ONLY)):
+                for statement in split_statements(script):
+                    conn.execute(statement)
             conn.execute(
                 "INSERT OR REPLACE INTO _webdedup_meta(key, value) VALUES ('schema_version', ?)",
                 (str(version),),

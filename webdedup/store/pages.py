@@ -14,6 +14,7 @@ from typing import Any
 from ..algorithms.html_text import extract_text
 from ..algorithms.text import digest_text
 from .layout import Layout
+from .sqlfiles import quote
 
 #: Page ids looked up per ``IN (...)`` query (under SQLite's bound-variable limit).
 LOOKUP_CHUNK = 500
@@ -42,8 +43,9 @@ def as_text(value: Any) -> Any:
 def page_text(page: PageInput) -> str | None:
     """The page's text: its text column, or the main text extracted from its HTML."""
     text = page.text if isinstance(page.text, str) else None
-    if (not text or text.isspace()) and page.html:  # isspace: no copy of a huge text
-        text = extract_text(as_text(page.html))
+    html = as_text(page.html)
+    if (not text or text.isspace()) and isinstance(html, str) and html:  # isspace: no copy
+        text = extract_text(html)
     return text
 
 
@@ -70,7 +72,7 @@ def fetch_pages(
     base = layout.select_pages()
     for start in range(0, len(ids), LOOKUP_CHUNK):
         chunk = ids[start : start + LOOKUP_CHUNK]
-        where = f" WHERE {layout.rowid} IN ({', '.join('?' * len(chunk))})"
+        where = f" WHERE {quote(layout.rowid)} IN ({', '.join('?' * len(chunk))})"
         out.update((page.id, page) for page in iter_pages(conn.execute(base + where, chunk)))
     return out
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from .inspect import add_column, table_columns
 from .layout import Layout
 from .sqlfiles import quote, run_script
 from .state import meta_value, set_meta, stored_columns
+from .tables import add_column, table_columns
 
 #: webdedup's state tables (created by the migrations in ``sql/migrations/``).
 STATE_TABLES = (

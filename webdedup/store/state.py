@@ -12,7 +12,7 @@ import sqlite3
 from typing import Any
 
 from ..errors import InputError
-from .inspect import table_exists
+from .tables import table_exists
 
 META = "_webdedup_meta"
 

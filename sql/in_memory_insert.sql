@@ -1,0 +1,2 @@
+INSERT INTO pages (rowid, url, content, html, title, datetime, crawled, category)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?);
