@@ -54,6 +54,7 @@ class PageWriter:
         self.keep_html = keep_html
         self.table = columns.table
         self.targets: dict[str, str] = {}  # logical field -> real column
+        self.rowid = "rowid"  # how the table's rowid is named (Layout.rowid)
 
     def prepare(self) -> None:
         """Create the state tables and ``pages`` (or add the missing extra columns)."""
@@ -91,6 +92,7 @@ class PageWriter:
                 f"table {self.table!r} has no content column {c.content!r}; columns "
                 f"found: {', '.join(have)}. Map it with --column content=NAME"
             )
+        self.rowid = layout.rowid
         targets = {f: real for f in MAPPED_FIELDS if (real := getattr(layout, f))}
         targets.update({name: name for name in EXTRA_COLUMNS})
         if self.keep_html:
@@ -115,7 +117,7 @@ class PageWriter:
     def find_original(self, page: RawPage) -> dict[str, Any] | None:
         """The stored fields of the page a revisit refers to (from an earlier file), or None."""
         row = self.conn.execute(
-            sql("ingest/find_original", table=quote(self.table)),
+            sql("ingest/find_original", table=quote(self.table), rowid=quote(self.rowid)),
             (page.refers_to, page.refers_to_uri or page.url, page.refers_to_date,
              page.payload_digest, page.url),
         ).fetchone()
@@ -127,6 +129,7 @@ class PageWriter:
             sql(
                 "ingest/page_fields",
                 table=quote(self.table),
+                rowid=quote(self.rowid),
                 fields=", ".join(quote(self.targets[f]) for f in fields),
             ),
             (row[0],),

@@ -9,8 +9,8 @@ Example::
 
     >>> quote('we"ird')
     '"we""ird"'
-    >>> sql("export/page", pages=quote("{url}"), url=quote("u"), title="NULL", text="NULL",
-    ...     html="NULL").count('"{url}"')
+    >>> sql("export/page", pages=quote("{url}"), url=quote("u"), rowid=quote("rowid"),
+    ...     title="NULL", text="NULL", html="NULL").count('"{url}"')
     1
 """
 
