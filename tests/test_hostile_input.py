@@ -215,3 +215,19 @@ def test_explain_escapes_control_characters(tmp_path):
     as_json = json.loads(cli("explain", db, "1", "2", "--json").output)
     assert as_json["pages"][0]["title"] == "red \x1b[31mtitle\x1b]0;owned\x07\nnext"
     assert_intact(db)
+
+
+def test_warc_cut_inside_a_record_header_is_a_warning_not_a_traceback(tmp_path):
+    # found by tests/adversarial/test_malformed_warc.py: warcio raised AttributeError here
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes((WARCS / "iana-dupes.warc.gz").read_bytes()[:8388])
+    res = cli("ingest", tmp_path / "i.sqlite", cut, "--workers", "1", "-q")
+    assert_clean(res, codes=frozenset({7}))
+    assert f"warning: {cut}" in res.output
+
+
+def test_ingest_refuses_webdedup_own_table_names(tmp_path):
+    db = tmp_path / "i.sqlite"
+    res = cli("ingest", db, WARCS / "iana-dupes.warc.gz", "--table", "_webdedup_meta",
+              "--workers", "1", "-q")
+    assert_clean(res, codes=frozenset({3}))

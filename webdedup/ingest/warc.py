@@ -204,7 +204,8 @@ class _ArchiveReader:
                     non_chunked = True
                 else:
                     failure, fail_at = msg, pos + max(it.offset, 0)
-            except (OSError, EOFError, zlib.error, ValueError) as exc:
+            except (OSError, EOFError, zlib.error, ValueError, AttributeError, TypeError) as exc:
+                # warcio raises AttributeError/TypeError on a record header cut short
                 failure = f"unreadable data ({type(exc).__name__}: {exc})"
                 fail_at = pos + max(it.offset, 0)
             if non_chunked:

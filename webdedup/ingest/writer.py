@@ -30,7 +30,7 @@ from typing import Any
 from ..config import Columns
 from ..errors import MissingColumn
 from ..store import quote, run_script, sql, table_columns, table_exists, transaction
-from ..store.layout import Layout
+from ..store.layout import Layout, refuse_own_table
 from .model import RawPage
 
 # The extra columns ingest owns (fixed names) and their types.
@@ -59,6 +59,7 @@ class PageWriter:
     def prepare(self) -> None:
         """Create the state tables and ``pages`` (or add the missing extra columns)."""
         c = self.columns
+        refuse_own_table(self.table)
         with transaction(self.conn):
             run_script(self.conn, "ingest/state")
             if not table_exists(self.conn, self.table):
