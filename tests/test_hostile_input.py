@@ -231,3 +231,19 @@ def test_ingest_refuses_webdedup_own_table_names(tmp_path):
     res = cli("ingest", db, WARCS / "iana-dupes.warc.gz", "--table", "_webdedup_meta",
               "--workers", "1", "-q")
     assert_clean(res, codes=frozenset({3}))
+
+
+def test_integer_url_column_exports_html(tmp_path):
+    # found by tests/adversarial/test_identifiers.py (--column url=id): _link called .lower()
+    db = build_crawl(tmp_path / "c.sqlite")
+    assert_clean(cli("db", db, "--column", "url=id", "--workers", "1", "-q"), db,
+                 codes=frozenset({0}))
+    res = cli("export", db, "--html", tmp_path / "r.html", "-q")
+    assert_clean(res, db, codes=frozenset({0}))
+
+
+def test_a_foreign_webdedup_meta_table_is_exit_3(tmp_path):
+    # found by tests/adversarial/test_identifiers.py: a crawler table named _webdedup_meta
+    db = build_crawl(tmp_path / "c.sqlite", table="_webdedup_meta")
+    res = cli("db", db, "--table", "_webdedup_meta", "--workers", "1", "-q")
+    assert_clean(res, db, codes=frozenset({3}))

@@ -95,7 +95,7 @@ def _link(url: str | None) -> str:
     if not url:
         return '<span class="note">(no URL)</span>'
     text = _e(url)
-    if url.lower().startswith(("http://", "https://")):
+    if isinstance(url, str) and url.lower().startswith(("http://", "https://")):
         return f'<a href="{text}" rel="noopener noreferrer nofollow">{text}</a>'
     return text
 
