@@ -247,3 +247,31 @@ def test_a_foreign_webdedup_meta_table_is_exit_3(tmp_path):
     db = build_crawl(tmp_path / "c.sqlite", table="_webdedup_meta")
     res = cli("db", db, "--table", "_webdedup_meta", "--workers", "1", "-q")
     assert_clean(res, db, codes=frozenset({3}))
+
+
+# -- 8. ingest: schema changes with the first file's pages, no file left by a failed ingest --
+
+
+def test_failed_ingest_into_a_new_file_leaves_no_file(tmp_path):
+    db = tmp_path / "new.sqlite"
+    bad = WARCS / "malformed" / "example-trunc.warc"
+    res = cli("ingest", db, bad, "--strict", "--workers", "1", "-q")
+    assert_clean(res, codes=frozenset({7}))
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_failed_ingest_changes_no_schema(tmp_path):
+    db = build_crawl(tmp_path / "c.sqlite")
+    before = list(sqlite3.connect(db).iterdump())
+    bad = WARCS / "malformed" / "example-trunc.warc"
+    res = cli("ingest", db, bad, "--strict", "--workers", "1", "-q")
+    assert_clean(res, db, codes=frozenset({7}))
+    assert list(sqlite3.connect(db).iterdump()) == before  # no column, no state table added
+    # and a good file brings the columns and the pages in together
+    res = cli("ingest", db, WARCS / "iana-dupes.warc.gz", "--workers", "1", "-q")
+    assert_clean(res, db, codes=frozenset({0}))
+    conn = sqlite3.connect(db)
+    cols = [r[1] for r in conn.execute("PRAGMA table_info(pages)")]
+    assert "source_file" in cols
+    assert conn.execute("SELECT count(*) FROM pages WHERE source_file IS NOT NULL").fetchone() \
+        == (2,)
