@@ -25,7 +25,7 @@ cells = st.one_of(
 )
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.integers(1, 20), st.sampled_from(FIELDS), cells), min_size=1,
                 max_size=12))
 def test_hostile_cells(changes):

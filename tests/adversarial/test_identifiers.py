@@ -23,7 +23,7 @@ names = st.lists(st.sampled_from(NASTY) | st.text(min_size=1, max_size=12), min_
                  max_size=3).map("".join).filter(lambda s: "\x00" not in s)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 @given(table=names, url=names, content=names, via_toml=st.booleans())
 def test_hostile_names_every_command(table, url, content, via_toml):
     with tempfile.TemporaryDirectory() as tmp:
@@ -49,7 +49,7 @@ def test_hostile_names_every_command(table, url, content, via_toml):
         assert_clean(cli("restore", db, "--table", table), db)
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(table=names, url=names)
 def test_hostile_names_ingest(table, url):
     with tempfile.TemporaryDirectory() as tmp:
