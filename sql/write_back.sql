@@ -16,4 +16,7 @@ LEFT JOIN (SELECT content_hash, COUNT(*) AS exact_group_size
            FROM temp.run_prepared WHERE ignored IS NULL GROUP BY content_hash) AS x
        ON x.content_hash = p.content_hash AND p.ignored IS NULL
 WHERE {pages}.{rowid} = a.id
-  AND webdedup_url_hash({pages}.{url}) = p.url_hash;
+  -- TEXT goes in as a BLOB: sqlite3 decodes a function's TEXT arguments strictly, and one
+  -- invalid UTF-8 URL would fail the run; the function decodes it leniently, as reads do.
+  AND webdedup_url_hash(CASE typeof({pages}.{url}) WHEN 'text' THEN CAST({pages}.{url} AS BLOB)
+                        ELSE {pages}.{url} END) = p.url_hash;

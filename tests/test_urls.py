@@ -147,7 +147,16 @@ CANONICAL_CASES: list[tuple[str, str | None]] = [
         "https://example.com/logo.png",
     ),
     ("https://www.web.archive.org/web/2015js_/http://example.com/a.js", "https://example.com/a.js"),
-    ("https://web.archive.org/web/*/http://example.com/", "https://example.com/"),
+    # listing and search pages are no captures: they keep their own URL (issue #11)
+    ("https://web.archive.org/web/*/http://example.com/", "https://web.archive.org/web/*/http://example.com"),
+    ("https://web.archive.org/web/*/cnn.com", "https://web.archive.org/web/*/cnn.com"),
+    ("https://web.archive.org/web/2020*/cnn.com", "https://web.archive.org/web/2020*/cnn.com"),
+    (
+        "https://web.archive.org/web/20200101000000*/cnn.com",
+        "https://web.archive.org/web/20200101000000*/cnn.com",
+    ),
+    ("https://web.archive.org/web/20200101000000/cnn.com", "https://cnn.com/"),
+    ("https://web.archive.org/web/2020im_/cnn.com", "https://cnn.com/"),
     ("https://web.archive.org/web/2020/http:/example.com/x", "https://example.com/x"),
     (
         "https://web.archive.org/web/2020/https://web.archive.org/web/2019/http://example.com/x",
@@ -348,7 +357,9 @@ def test_tracking_constants() -> None:
         ("http://web.archive.org/web/2020id_/a.com/x", "http://a.com/x"),
         ("HTTPS://WEB.ARCHIVE.ORG/web/2020/http://a.com/", "http://a.com/"),
         ("https://www.web.archive.org/web/2020/http://a.com/", "http://a.com/"),
-        ("https://web.archive.org/web/2020*/a.com/*", "http://a.com/*"),
+        # a listing/search page, not a capture: unchanged
+        ("https://web.archive.org/web/2020*/a.com/*", "https://web.archive.org/web/2020*/a.com/*"),
+        ("https://web.archive.org/web/*/cnn.com", "https://web.archive.org/web/*/cnn.com"),
         ("https://web.archive.org/web/2020/https:/a.com/x", "https://a.com/x"),
         ("https://web.archive.org/web/2020/https%3A%2F%2Fa.com%2Fx", "https://a.com/x"),
         ("https://web.archive.org/web/2020/a.com:8080/x", "http://a.com:8080/x"),

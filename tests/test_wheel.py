@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import site
+import sqlite3
 import subprocess
 import sys
 import sysconfig
@@ -81,3 +82,24 @@ def test_wheel_installs_and_runs_from_a_fresh_virtualenv(tmp_path: Path):
     )
     assert "URL duplicates" in out.stdout
     assert any(v[3] is not None for v in annotations(db).values())
+
+    # ingest with extraction (trafilatura and its dependencies, in extraction processes) from
+    # the installed wheel: a dependency the wheel needs but does not get fails here
+    ingested = tmp_path / "ingested.sqlite"
+    out = subprocess.run(
+        [env_dir / "bin" / "webdedup", "ingest", str(ingested),
+         str(ROOT / "fixtures" / "sample-crawl.warc.gz"), "--workers", "2"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "pages added" in out.stdout
+    conn = sqlite3.connect(ingested)
+    try:
+        extracted = conn.execute(
+            "SELECT count(*) FROM pages WHERE extraction = 'ok' AND length(content) > 200"
+        ).fetchone()[0]
+    finally:
+        conn.close()
+    assert extracted > 0

@@ -29,6 +29,10 @@ class NotADatabase(InputError):
     """The file does not exist or is not an SQLite database."""
 
 
+class DamagedDatabase(InputError):
+    """The SQLite file is damaged (truncated, overwritten): SQLite calls it malformed."""
+
+
 class NoPagesTable(InputError):
     """The database has no table of pages under the configured name."""
 

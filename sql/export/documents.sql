@@ -3,7 +3,7 @@
 -- Filters are bound parameters: :min_size (NULL = off) keeps pages whose duplicate group has
 -- at least that many members; :kinds (NULL = off, else a JSON array of 'url'/'exact'/'near')
 -- keeps the pages that joined their group that way, plus the canonicals of those groups.
-SELECT p.rowid            AS id,
+SELECT p.{rowid}          AS id,
        p.{url}            AS url,
        {title}            AS title,
        p.canonical_url    AS canonical_url,
@@ -18,10 +18,10 @@ SELECT p.rowid            AS id,
        p.dup_score        AS dup_score,
        {text}             AS text
 FROM {pages} AS p
-LEFT JOIN main._webdedup_prepared AS pr ON pr.id = p.rowid
+LEFT JOIN main._webdedup_prepared AS pr ON pr.id = p.{rowid}
 WHERE (:min_size IS NULL OR p.dup_group_size >= :min_size)
   AND (:kinds IS NULL OR (
         p.dup_group IN (SELECT k.dup_group FROM {pages} AS k
                         WHERE k.dup_kind IN (SELECT value FROM json_each(:kinds)))
         AND (p.is_canonical = 1 OR p.dup_kind IN (SELECT value FROM json_each(:kinds)))))
-ORDER BY p.rowid;
+ORDER BY p.{rowid};

@@ -9,8 +9,8 @@ SELECT e.a      AS i,
        pb.{url} AS url_j,
        {title_b} AS title_j
 FROM main._webdedup_edges AS e
-LEFT JOIN {pages} AS pa ON pa.rowid = e.a
-LEFT JOIN {pages} AS pb ON pb.rowid = e.b
+LEFT JOIN {pages} AS pa ON pa.{rowid} = e.a
+LEFT JOIN {pages} AS pb ON pb.{rowid} = e.b
 WHERE :min_size IS NULL
    OR max(coalesce(pa.dup_group_size, 0), coalesce(pb.dup_group_size, 0)) >= :min_size
 ORDER BY e.a, e.b;

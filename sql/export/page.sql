@@ -1,6 +1,6 @@
 -- One page with its annotations and text (for explain). {title}/{text}/{html} as in
 -- review_groups.sql.
-SELECT p.rowid            AS id,
+SELECT p.{rowid}          AS id,
        p.{url}            AS url,
        {title}            AS title,
        p.canonical_url    AS canonical_url,
@@ -15,4 +15,4 @@ SELECT p.rowid            AS id,
        {text}             AS text,
        {html}             AS html
 FROM {pages} AS p
-WHERE p.rowid = :id;
+WHERE p.{rowid} = :id;

@@ -16,7 +16,7 @@ WITH top AS (
 )
 SELECT t.dup_group     AS dup_group,
        t.size          AS size,
-       p.rowid         AS id,
+       p.{rowid}       AS id,
        p.{url}         AS url,
        {title}         AS title,
        p.canonical_url AS canonical_url,
@@ -31,8 +31,8 @@ SELECT t.dup_group     AS dup_group,
 FROM top AS t
 JOIN {pages} AS p ON p.dup_group = t.dup_group
 LEFT JOIN main._webdedup_edges AS e
-       ON e.a = min(p.rowid, p.canonical_id) AND e.b = max(p.rowid, p.canonical_id)
+       ON e.a = min(p.{rowid}, p.canonical_id) AND e.b = max(p.{rowid}, p.canonical_id)
 WHERE :kinds IS NULL
    OR p.is_canonical = 1
    OR p.dup_kind IN (SELECT value FROM json_each(:kinds))
-ORDER BY t.size DESC, t.dup_group, p.is_canonical DESC, p.rowid;
+ORDER BY t.size DESC, t.dup_group, p.is_canonical DESC, p.{rowid};

@@ -2,7 +2,7 @@
 SELECT canonical_url, size, id
 FROM (SELECT p.canonical_url AS canonical_url,
              count(*) OVER (PARTITION BY p.canonical_url) AS size,
-             p.rowid AS id
+             p.{rowid} AS id
       FROM {pages} AS p
       WHERE p.canonical_url IS NOT NULL AND p.dup_kind IS NOT 'ignored')
 WHERE size > 1 AND (:min_size IS NULL OR size >= :min_size)

@@ -2,7 +2,7 @@
 -- (the same URL first). ?1 record id, ?2 URL, ?3 date, ?4 digest, ?5 the revisit's own URL.
 SELECT i.page_id
 FROM _webdedup_ingested AS i
-JOIN {table} AS p ON p.rowid = i.page_id
+JOIN {table} AS p ON p.{rowid} = i.page_id
 WHERE i.record_key = ?1
    OR (i.url = ?2 AND i.captured = ?3)
    OR (?4 IS NOT NULL AND i.payload_digest = ?4)

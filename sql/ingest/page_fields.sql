@@ -1,1 +1,1 @@
-SELECT {fields} FROM {table} WHERE rowid = ?;
+SELECT {fields} FROM {table} WHERE {rowid} = ?;

@@ -453,18 +453,20 @@ def _drop_query(canonical: str) -> str:
 
 
 def _is_wayback_timestamp(segment: str) -> bool:
-    """Whether a path segment is a Wayback timestamp, e.g. ``20200101000000id_`` or ``*``.
+    """Whether a path segment is a capture timestamp, e.g. ``20200101000000`` or ``2020id_``.
+
+    Only digits (optionally with a playback modifier such as ``id_``, ``im_``) name a
+    capture; ``*`` and ``2020*`` are listing (calendar/search) pages, not captures, and keep
+    their own URL.
 
     >>> [_is_wayback_timestamp(s) for s in ("2020", "2020id_", "2020*", "*", "x", "id_")]
-    [True, True, True, True, False, False]
+    [True, True, False, False, False, False]
     """
-    if segment == "*":
-        return True
     digits = len(segment) - len(segment.lstrip(string.digits))
     if not 1 <= digits <= _MAX_TIMESTAMP_DIGITS:
         return False
     modifier = segment[digits:]
-    if modifier in ("", "*"):
+    if not modifier:
         return True
     letters = modifier[:-1]
     return (

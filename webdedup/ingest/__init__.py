@@ -233,8 +233,11 @@ def ingest(
             warnings.warn(str(problem), IngestWarning, stacklevel=4)
 
     own = not isinstance(db, sqlite3.Connection)
+    # a database this call creates is removed again if it fails before committing anything
+    created = own and str(db) != ":memory:" and not Path(str(db)).exists()
     conn = connect(db, must_exist=False, busy_timeout=busy_timeout)
     report = IngestReport()
+    writer: PageWriter | None = None
     try:
         writer = PageWriter(conn, columns, keep_html)
         writer.prepare()
@@ -243,11 +246,22 @@ def ingest(
             run = _Run(writer, extractor, report, bar, strict, on_problem)
             for kind, path in files:
                 _one_input(run, kind, path, jsonl_fields)
+    except BaseException:
+        if created and (writer is None or not writer.committed):
+            conn.close()
+            _remove_database(Path(str(db)))
+        raise
     finally:
         if own:
             conn.close()
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _remove_database(path: Path) -> None:
+    """Remove a database file and its -wal/-shm/-journal companions."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
 
 
 def _one_input(

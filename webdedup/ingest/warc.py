@@ -204,7 +204,8 @@ class _ArchiveReader:
                     non_chunked = True
                 else:
                     failure, fail_at = msg, pos + max(it.offset, 0)
-            except (OSError, EOFError, zlib.error, ValueError) as exc:
+            except (OSError, EOFError, zlib.error, ValueError, AttributeError, TypeError) as exc:
+                # warcio raises AttributeError/TypeError on a record header cut short
                 failure = f"unreadable data ({type(exc).__name__}: {exc})"
                 fail_at = pos + max(it.offset, 0)
             if non_chunked:
@@ -218,6 +219,11 @@ class _ArchiveReader:
                 yield from self._stream_events(skip=emitted)
                 return
             if failure is None:
+                # warcio ends quietly at a gzip member cut short or at bytes that are no
+                # gzip member: check the members it read, so a cut file is never silent
+                damage = self._gzip_damage(pos) if self.is_gzip else None
+                if damage is not None:
+                    yield Problem(self.name, *damage)
                 return
             yield Problem(self.name, fail_at, failure)
             nxt = self._next_record_start(fail_at + 1)
@@ -264,6 +270,33 @@ class _ArchiveReader:
                 i = data.find(marker, i + 1)
             tail = data[-16:]
             base += len(block)
+
+    def _gzip_damage(self, start: int) -> tuple[int, str] | None:
+        """Where and how the gzip members from ``start`` to the end are broken, or None."""
+        self.fh.seek(start)
+        member_at, fed = start, 0  # start of the current member, bytes given to it
+        d = zlib.decompressobj(31)
+        pending = b""
+        while True:
+            block = pending or self.fh.read(1 << 20)
+            pending = b""
+            if not block:
+                if fed:
+                    return member_at, (
+                        "gzip member cut short: the file ends inside it (a truncated download "
+                        "or copy?); the records before it went in"
+                    )
+                return None
+            try:
+                d.decompress(block)
+            except zlib.error as exc:
+                return member_at, f"not a valid gzip member ({exc}); the records before it went in"
+            if d.eof:
+                member_at += fed + len(block) - len(d.unused_data)
+                pending, fed = d.unused_data, 0
+                d = zlib.decompressobj(31)
+            else:
+                fed += len(block)
 
     def _gzip_member_is_record(self, at: int) -> bool:
         here = self.fh.tell()

@@ -30,7 +30,7 @@ from typing import Any
 from ..config import Columns
 from ..errors import MissingColumn
 from ..store import quote, run_script, sql, table_columns, table_exists, transaction
-from ..store.layout import Layout
+from ..store.layout import Layout, refuse_own_table
 from .model import RawPage
 
 # The extra columns ingest owns (fixed names) and their types.
@@ -54,58 +54,88 @@ class PageWriter:
         self.keep_html = keep_html
         self.table = columns.table
         self.targets: dict[str, str] = {}  # logical field -> real column
+        self.rowid = "rowid"  # how the table's rowid is named (Layout.rowid)
+        self.ready = False  # the state tables exist (created by the first write)
+        self.schema_done = False  # this writer created the tables and columns it needs
+        self.committed = False  # a write of this writer was committed
 
     def prepare(self) -> None:
-        """Create the state tables and ``pages`` (or add the missing extra columns)."""
+        """Check that the pages can go where they are asked to (nothing is written yet).
+
+        The tables and columns ingest needs are created by the first :meth:`write`, in the
+        same transaction as the first file's pages: an ingest that fails before leaves the
+        database as it was.
+        """
         c = self.columns
-        with transaction(self.conn):
-            run_script(self.conn, "ingest/state")
-            if not table_exists(self.conn, self.table):
-                run_script(
-                    self.conn,
-                    "ingest/create_pages",
-                    table=quote(self.table),
-                    url=quote(c.url),
-                    title=quote(c.title),
-                    content=quote(c.content),
-                    datetime=quote(c.datetime),
-                    crawled=quote(c.crawled),
-                )
-            have = table_columns(self.conn, self.table)
-            wanted = dict(EXTRA_COLUMNS)
-            if self.keep_html:
-                wanted[c.html] = "TEXT"
-            for name, sqltype in wanted.items():
-                if name not in have:
-                    run_script(
-                        self.conn,
-                        "ingest/add_column",
-                        table=quote(self.table),
-                        column=quote(name),
-                        type=sqltype,
-                    )
-            have = table_columns(self.conn, self.table)
+        refuse_own_table(self.table)
+        self.ready = table_exists(self.conn, "_webdedup_ingest_files")
+        if not table_exists(self.conn, self.table):
+            self.targets = self._targets(dict.fromkeys(MAPPED_FIELDS) | {
+                f: getattr(c, f) for f in MAPPED_FIELDS})
+            return
         layout = Layout.resolve(self.conn, c, need_text=False)
+        have = table_columns(self.conn, self.table)
         if c.content not in have:
             raise MissingColumn(
                 f"table {self.table!r} has no content column {c.content!r}; columns "
                 f"found: {', '.join(have)}. Map it with --column content=NAME"
             )
-        targets = {f: real for f in MAPPED_FIELDS if (real := getattr(layout, f))}
+        self.rowid = layout.rowid
+        self.targets = self._targets({f: getattr(layout, f) for f in MAPPED_FIELDS})
+
+    def _targets(self, mapped: dict[str, str | None]) -> dict[str, str]:
+        targets = {f: real for f in MAPPED_FIELDS if (real := mapped.get(f))}
         targets.update({name: name for name in EXTRA_COLUMNS})
         if self.keep_html:
-            targets["html"] = c.html
-        self.targets = targets
+            targets["html"] = self.columns.html
+        return targets
+
+    def _create_schema(self) -> None:
+        """The state tables, ``pages`` and the missing extra columns (inside a transaction)."""
+        c = self.columns
+        run_script(self.conn, "ingest/state")
+        if not table_exists(self.conn, self.table):
+            run_script(
+                self.conn,
+                "ingest/create_pages",
+                table=quote(self.table),
+                url=quote(c.url),
+                title=quote(c.title),
+                content=quote(c.content),
+                datetime=quote(c.datetime),
+                crawled=quote(c.crawled),
+            )
+        have = table_columns(self.conn, self.table)
+        wanted = dict(EXTRA_COLUMNS)
+        if self.keep_html:
+            wanted[c.html] = "TEXT"
+        for name, sqltype in wanted.items():
+            if name not in have:
+                run_script(
+                    self.conn,
+                    "ingest/add_column",
+                    table=quote(self.table),
+                    column=quote(name),
+                    type=sqltype,
+                )
+        layout = Layout.resolve(self.conn, c, need_text=False)
+        self.rowid = layout.rowid
+        self.targets = self._targets({f: getattr(layout, f) for f in MAPPED_FIELDS})
+        self.ready = self.schema_done = True
 
     # -- idempotency ----------------------------------------------------------------------
     def file_done(self, sha256: str) -> bool:
         """True when a file with this content was read to its end before."""
+        if not self.ready:
+            return False
         row = self.conn.execute(
             "SELECT 1 FROM _webdedup_ingest_files WHERE sha256 = ?", (sha256,)
         ).fetchone()
         return row is not None
 
     def has_record(self, key: str) -> bool:
+        if not self.ready:
+            return False
         row = self.conn.execute(
             "SELECT 1 FROM _webdedup_ingested WHERE record_key = ?", (key,)
         ).fetchone()
@@ -114,8 +144,10 @@ class PageWriter:
     # -- revisits -------------------------------------------------------------------------
     def find_original(self, page: RawPage) -> dict[str, Any] | None:
         """The stored fields of the page a revisit refers to (from an earlier file), or None."""
+        if not self.ready:
+            return None
         row = self.conn.execute(
-            sql("ingest/find_original", table=quote(self.table)),
+            sql("ingest/find_original", table=quote(self.table), rowid=quote(self.rowid)),
             (page.refers_to, page.refers_to_uri or page.url, page.refers_to_date,
              page.payload_digest, page.url),
         ).fetchone()
@@ -127,6 +159,7 @@ class PageWriter:
             sql(
                 "ingest/page_fields",
                 table=quote(self.table),
+                rowid=quote(self.rowid),
                 fields=", ".join(quote(self.targets[f]) for f in fields),
             ),
             (row[0],),
@@ -167,15 +200,17 @@ class PageWriter:
 
         A record already ingested (by a concurrent run, say) is left out.
         """
-        insert = sql(
-            "ingest/insert_page",
-            table=quote(self.table),
-            columns=", ".join(quote(c) for c in self.targets.values()),
-            values=", ".join("?" for _ in self.targets),
-        )
         record = sql("ingest/record_page")
         written = 0
         with transaction(self.conn):
+            if not self.schema_done:
+                self._create_schema()  # with the first file's pages, in one transaction
+            insert = sql(
+                "ingest/insert_page",
+                table=quote(self.table),
+                columns=", ".join(quote(c) for c in self.targets.values()),
+                values=", ".join("?" for _ in self.targets),
+            )
             for page in pages:
                 if self.has_record(page.record_key):
                     continue
@@ -192,4 +227,5 @@ class PageWriter:
                     (sha256, path, kind, datetime.now(timezone.utc).isoformat(timespec="seconds"),
                      written, skipped, problems),
                 )
+        self.committed = True
         return written

@@ -22,6 +22,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..store.pages import as_text
 from .files import open_output
 from .source import ANNOTATION_COLUMNS, ExportFilters, Source, open_source
 
@@ -57,7 +58,7 @@ def write_csv_to(
     index = [names.index(c) for c in header]
     n = 0
     for row in cur:
-        writer.writerow([neutralize(row[i]) for i in index])
+        writer.writerow([neutralize(as_text(row[i])) for i in index])
         n += 1
     return n
 

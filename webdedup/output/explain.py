@@ -33,6 +33,7 @@ from ..algorithms.text import SKETCH_CHARS, normalize_text
 from ..algorithms.urls import canonicalize_url
 from ..errors import InputError
 from ..store import sql
+from ..store.pages import as_text
 from .source import Source, open_source
 
 #: Characters of normalized text compared by the Levenshtein ratio (as the sketches are capped).
@@ -47,7 +48,7 @@ class PageNotFound(InputError):
 
 def _rows(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
     names = [d[0] for d in cur.description]
-    return [dict(zip(names, r, strict=True)) for r in cur]
+    return [dict(zip(names, map(as_text, r), strict=True)) for r in cur]
 
 
 def resolve_page(conn: sqlite3.Connection, layout: Source, ref: str | int) -> int:
@@ -297,8 +298,27 @@ def explain_pair(
     }
 
 
+def printable(value: Any) -> str:
+    r"""``value`` as text safe for a terminal: control and format characters (escape
+    sequences, line breaks, bidi overrides) are shown as Python escapes.
+
+    Example::
+
+        >>> printable("red \x1b[31mtitle\n")
+        'red \\x1b[31mtitle\\n'
+        >>> printable("Café – 東京")
+        'Café – 東京'
+    """
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
+
+
 def format_explanation(e: dict[str, Any]) -> str:
-    """Human-readable lines for ``webdedup explain``."""
+    """Human-readable lines for ``webdedup explain`` (page data through :func:`printable`)."""
     a, b = e["pages"]
     lines = []
     for label, p in (("A", a), ("B", b)):
@@ -310,9 +330,9 @@ def format_explanation(e: dict[str, Any]) -> str:
             else "not annotated"
         )
         lines += [
-            f"{label}: #{p['id']} {p['url']}",
-            f"   title: {p['title']!s}",
-            f"   canonical URL: {p['canonical_url']}",
+            f"{label}: #{p['id']} {printable(p['url'])}",
+            f"   title: {printable(p['title'])}",
+            f"   canonical URL: {printable(p['canonical_url'])}",
             f"   content hash: {p['content_hash']}",
             f"   group {p['dup_group']} ({p['dup_group_size']} pages), {role}, "
             f"dup_score {p['dup_score']}",
@@ -346,8 +366,8 @@ def format_explanation(e: dict[str, Any]) -> str:
     for d in el["decisions"]:
         x, y = d["between"]
         loser = y if d["winner"] == x else x
-        vals = ", ".join(f"#{k}: {v}" for k, v in d["values"].items())
+        vals = ", ".join(f"#{k}: {printable(v)}" for k, v in d["values"].items())
         lines.append(f"   #{d['winner']} beats #{loser} on {d['key']} ({d['rule']}; {vals})")
     for pid, reason in el["ignored"].items():
-        lines.append(f"   #{pid} was ignored: {reason}")
+        lines.append(f"   #{pid} was ignored: {printable(reason)}")
     return "\n".join(lines)

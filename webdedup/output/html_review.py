@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..algorithms.html_text import extract_text
+from ..store.pages import as_text
 from ..version import __version__
 from .files import open_output
 from .source import ExportFilters, Source, counts, last_run, open_source
@@ -94,7 +95,7 @@ def _link(url: str | None) -> str:
     if not url:
         return '<span class="note">(no URL)</span>'
     text = _e(url)
-    if url.lower().startswith(("http://", "https://")):
+    if isinstance(url, str) and url.lower().startswith(("http://", "https://")):
         return f'<a href="{text}" rel="noopener noreferrer nofollow">{text}</a>'
     return text
 
@@ -259,7 +260,7 @@ def _iter_groups(
     params = filters.params() | {"max_groups": max_groups}
     cur = conn.execute(layout.sql("review_groups"), params)
     names = [d[0] for d in cur.description]
-    rows = (dict(zip(names, r, strict=True)) for r in cur)
+    rows = (dict(zip(names, map(as_text, r), strict=True)) for r in cur)
     for (group_id, size), members in groupby(rows, key=itemgetter("dup_group", "size")):
         yield render_group(group_id, size, members)
 

@@ -33,6 +33,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..store.pages import as_text
 from ..version import __version__
 from .files import open_output
 from .source import ExportFilters, Source, counts, last_run, open_source
@@ -78,7 +79,7 @@ def _write_list(out: TextIO, key: str, items: Iterable[Any], *, last: bool = Fal
 def _rows(cur: sqlite3.Cursor) -> Iterator[dict[str, Any]]:
     names = [d[0] for d in cur.description]
     for row in cur:
-        yield dict(zip(names, row, strict=True))
+        yield dict(zip(names, map(as_text, row), strict=True))
 
 
 def iter_documents(

@@ -9,8 +9,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from ..errors import NoPagesTable
+from ..errors import InputError, NoPagesTable
 from ..store import connect, integer_primary_key, quote, table_columns, table_exists, transaction
+from ..store.layout import refuse_own_table, rowid_alias
 from ..store.schema import PRUNED_TABLE
 
 
@@ -24,6 +25,7 @@ def restore_pruned(
         >>> restore_pruned("crawl.sqlite")  # doctest: +SKIP
         42
     """
+    refuse_own_table(table)
     conn = connect(db, busy_timeout=busy_timeout)
     try:
         if not table_exists(conn, table):
@@ -44,6 +46,12 @@ def prune(conn: sqlite3.Connection, table: str) -> int:
     rows back. Call inside the write transaction, after :func:`run`.
     """
     cols = table_columns(conn, table)
+    taken = [c for c in cols if c.lower() in ("_rowid", "_pruned_at")]
+    if taken:
+        raise InputError(
+            f"table {table!r} has a column named {taken[0]!r}, which _webdedup_pruned uses for "
+            "its own bookkeeping; rename that column to use --prune"
+        )
     if not table_exists(conn, PRUNED_TABLE):
         col_defs = ", ".join(quote(c) for c in cols)
         conn.execute(
@@ -57,9 +65,10 @@ def prune(conn: sqlite3.Connection, table: str) -> int:
                 conn.execute(f"ALTER TABLE {quote(PRUNED_TABLE)} ADD COLUMN {quote(c)}")
     col_list = ", ".join(quote(c) for c in cols)
     where = "is_canonical = 0"
+    rowid = quote(rowid_alias(conn, table))
     conn.execute(
         f"INSERT INTO {quote(PRUNED_TABLE)} (_rowid, _pruned_at, {col_list}) "
-        f"SELECT rowid, datetime('now'), {col_list} FROM {quote(table)} WHERE {where}"
+        f"SELECT {rowid}, datetime('now'), {col_list} FROM {quote(table)} WHERE {where}"
     )
     cur = conn.execute(f"DELETE FROM {quote(table)} WHERE {where}")
     return cur.rowcount
@@ -76,18 +85,21 @@ def restore(conn: sqlite3.Connection, table: str) -> int:
     pruned_cols = set(table_columns(conn, PRUNED_TABLE))
     cols = [c for c in table_columns(conn, table) if c in pruned_cols]
     pk = integer_primary_key(conn, table)
+    alias = rowid_alias(conn, table)
     restored = 0
     rows = conn.execute(
         f"SELECT _rowid, {', '.join(quote(c) for c in cols)} FROM {quote(PRUNED_TABLE)}"
     ).fetchall()
     for rowid, *values in rows:
-        taken = conn.execute(f"SELECT 1 FROM {quote(table)} WHERE rowid = ?", (rowid,)).fetchone()
+        taken = conn.execute(
+            f"SELECT 1 FROM {quote(table)} WHERE {quote(alias)} = ?", (rowid,)
+        ).fetchone()
         names, vals = list(cols), list(values)
         if taken and pk in names:  # the old id is in use: let SQLite pick a new one
             i = names.index(pk)
             del names[i], vals[i]
         elif not taken and pk is None:
-            names, vals = ["rowid", *names], [rowid, *vals]
+            names, vals = [alias, *names], [rowid, *vals]
         conn.execute(
             f"INSERT INTO {quote(table)} ({', '.join(quote(c) for c in names)}) "
             f"VALUES ({', '.join('?' * len(vals))})",

@@ -287,6 +287,7 @@ def _data_version(conn: sqlite3.Connection) -> int:
 
 
 def _url_hash_sql(url: Any) -> str:
+    """``webdedup_url_hash()``: write_back.sql passes TEXT as a BLOB (see there)."""
     if isinstance(url, bytes):
         url = url.decode("utf-8", "replace")
     return url_hash(url if isinstance(url, str) else None)

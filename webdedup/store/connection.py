@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import (
+    DamagedDatabase,
     DatabaseLocked,
     NotADatabase,
     ReadOnlyDatabase,
@@ -139,6 +140,12 @@ def translate(exc: sqlite3.Error, where: str = "the database") -> WebdedupError:
         )
     if "readonly" in low or "read-only" in low:
         return ReadOnlyDatabase(f"{where} can't be written ({msg})")
+    if "malformed" in low or "corrupt" in low:
+        return DamagedDatabase(
+            f"{where} is damaged ({msg}): the file was cut short or overwritten. Work on a "
+            "backup copy, or rescue what is readable with: sqlite3 DAMAGED.sqlite .recover | "
+            "sqlite3 RESCUED.sqlite"
+        )
     if "not a database" in low or "file is encrypted" in low:
         return NotADatabase(f"{where} is not an SQLite database ({msg})")
     return WebdedupError(f"SQLite error on {where}: {msg}")

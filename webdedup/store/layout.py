@@ -64,6 +64,7 @@ class Layout:
                 f"{where} has no table {table!r} (tables found: {found}); "
                 "name the crawler's table with --table"
             )
+        refuse_own_table(table)
         if is_without_rowid(conn, table):
             raise InputError(f"table {table!r} is WITHOUT ROWID; webdedup needs a rowid table")
         have = table_columns(conn, table)
@@ -115,6 +116,20 @@ class Layout:
             self.column(n) for n in ("url", "content", "html", "datetime", "crawled", "category")
         )
         return f"SELECT {quote(self.rowid)}, {cols} FROM {quote(self.table)}"
+
+
+def refuse_own_table(table: str) -> None:
+    """Raise when ``table`` is one of webdedup's state tables (or SQLite's), not pages."""
+    if table.lower().startswith(("_webdedup", "sqlite_")):
+        raise InputError(
+            f"table {table!r} is one of webdedup's (or SQLite's) own tables, not a table of "
+            "pages; name the crawler's table with --table"
+        )
+
+
+def rowid_alias(conn: sqlite3.Connection, table: str) -> str:
+    """How to name the rowid of ``table`` in SQL: the first of ROWID_ALIASES no column takes."""
+    return _rowid_alias(table, set(table_columns(conn, table)))
 
 
 def _rowid_alias(table: str, names: set[str]) -> str:

@@ -6,7 +6,7 @@ import re
 import sqlite3
 from importlib import resources
 
-from ..errors import SchemaTooNew
+from ..errors import InputError, SchemaTooNew
 from .sqlfiles import split_statements, sql
 from .tables import table_exists
 
@@ -29,8 +29,16 @@ def schema_version(conn: sqlite3.Connection) -> int:
     """The schema version of webdedup's state in this database (0 when it has none)."""
     if not table_exists(conn, "_webdedup_meta"):
         return 0
-    row = conn.execute("SELECT value FROM _webdedup_meta WHERE key = 'schema_version'").fetchone()
-    return int(row[0]) if row else 0
+    try:
+        row = conn.execute(
+            "SELECT value FROM _webdedup_meta WHERE key = 'schema_version'"
+        ).fetchone()
+        return int(row[0]) if row else 0
+    except (sqlite3.OperationalError, ValueError, TypeError) as exc:
+        raise InputError(
+            f"the table _webdedup_meta of this database is not webdedup's ({exc}); rename it, "
+            "webdedup keeps its state under that name"
+        ) from exc
 
 
 def check_schema(conn: sqlite3.Connection) -> int:

@@ -9,8 +9,8 @@ Example::
 
     >>> quote('we"ird')
     '"we""ird"'
-    >>> sql("export/page", pages=quote("{url}"), url=quote("u"), title="NULL", text="NULL",
-    ...     html="NULL").count('"{url}"')
+    >>> sql("export/page", pages=quote("{url}"), url=quote("u"), rowid=quote("rowid"),
+    ...     title="NULL", text="NULL", html="NULL").count('"{url}"')
     1
 """
 
@@ -22,7 +22,9 @@ from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 
-_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+#: A placeholder, or a stretch in which placeholders stay as written: a comment or a string
+#: literal. A name filled into a ``--`` comment could end it with a newline of its own.
+_TOKEN = re.compile(r"--[^\n]*|/\*.*?\*/|'(?:[^']|'')*'|\{([a-z_]+)\}", re.DOTALL)
 
 
 def quote(identifier: str) -> str:
@@ -40,17 +42,24 @@ def _sql_text(name: str) -> str:
 
 
 def sql(name: str, **identifiers: str) -> str:
-    """The text of ``sql/<name>.sql`` with its ``{placeholders}`` filled, in one pass.
+    r"""The text of ``sql/<name>.sql`` with its ``{placeholders}`` filled, in one pass.
 
     Placeholders are only ever filled with quoted identifiers (:func:`quote`) or fragments
     built from fixed vocabularies (the election order), never with user values. The template
-    is scanned once: a filled-in name that itself reads ``{url}`` stays as it is.
+    is scanned once: a filled-in name that itself reads ``{url}`` stays as it is. Placeholders
+    in comments and string literals are left as written (a name with a newline filled into a
+    ``--`` comment would otherwise end the comment and run as SQL).
+
+    >>> sql("export/page_by_url", pages=quote("p"), url=quote("\n;DROP TABLE x;--"),
+    ...     rowid="rowid").splitlines()[0]
+    '-- The page id of a URL as stored by the crawler (lowest id when the URL is there twice).'
     """
     text = _sql_text(name)
-    missing = sorted({m for m in _PLACEHOLDER.findall(text) if m not in identifiers})
+    wanted = {m.group(1) for m in _TOKEN.finditer(text) if m.group(1)}
+    missing = sorted(wanted - identifiers.keys())
     if missing:
         raise ValueError(f"sql/{name}.sql: placeholders not filled: {', '.join(missing)}")
-    return _PLACEHOLDER.sub(lambda m: identifiers[m.group(1)], text)
+    return _TOKEN.sub(lambda m: identifiers[m.group(1)] if m.group(1) else m.group(0), text)
 
 
 def split_statements(script: str) -> list[str]:
