@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import FIXTURES
 
 from webdedup import Columns, Deduplicator
 from webdedup.cli import cli
@@ -251,3 +252,15 @@ def test_sample_fixture_matches_its_jsonl(tmp_path: Path) -> None:
     assert report.skipped["redirect"] and report.skipped["error"] and report.skipped["not_html"]
     got = rows(db, "SELECT url, content FROM pages ORDER BY id")
     assert got == [(e["url"], e["content"]) for e in expected]
+
+
+@pytest.mark.parametrize("mapping", [["url=id"], ["content=Status"], ["title=url"]])
+def test_a_mapping_that_names_one_column_twice_is_refused(tmp_path, mapping):
+    """Found by the adversarial suite: '--column url=id' on a new database was exit 1."""
+    db = tmp_path / "new.sqlite"
+    args = ["ingest", str(db), str(FIXTURES / "sample-crawl.warc.gz"), "-q"]
+    for m in mapping:
+        args += ["--column", m]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2 and "two columns named" in result.output
+    assert not db.exists()

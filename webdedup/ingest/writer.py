@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..config import Columns
-from ..errors import MissingColumn
+from ..errors import ConfigError, MissingColumn
 from ..store import quote, run_script, sql, table_columns, table_exists, transaction
 from ..store.layout import Layout, refuse_own_table
 from .model import RawPage
@@ -70,6 +70,7 @@ class PageWriter:
         refuse_own_table(self.table)
         self.ready = table_exists(self.conn, "_webdedup_ingest_files")
         if not table_exists(self.conn, self.table):
+            self._check_new_table_names()
             self.targets = self._targets(dict.fromkeys(MAPPED_FIELDS) | {
                 f: getattr(c, f) for f in MAPPED_FIELDS})
             return
@@ -82,6 +83,22 @@ class PageWriter:
             )
         self.rowid = layout.rowid
         self.targets = self._targets({f: getattr(layout, f) for f in MAPPED_FIELDS})
+
+    def _check_new_table_names(self) -> None:
+        """The table ingest would create needs one distinct column name per field."""
+        c = self.columns
+        names = ["id", *(getattr(c, f) for f in MAPPED_FIELDS), *EXTRA_COLUMNS]
+        if self.keep_html:
+            names.append(c.html)
+        seen: dict[str, str] = {}
+        for name in names:
+            if name.lower() in seen:  # SQLite compares column names without case
+                raise ConfigError(
+                    f"the new table {self.table!r} would have two columns named "
+                    f"{seen[name.lower()]!r}; map the fields to distinct names with --column "
+                    f"(ingest also creates the columns id, {', '.join(EXTRA_COLUMNS)})"
+                )
+            seen[name.lower()] = name
 
     def _targets(self, mapped: dict[str, str | None]) -> dict[str, str]:
         targets = {f: real for f in MAPPED_FIELDS if (real := mapped.get(f))}
