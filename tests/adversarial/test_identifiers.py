@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from hostile import FIELDS, PAYLOAD, assert_clean, build_crawl, cli, column_args, toml_config
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 NASTY = [
@@ -26,6 +26,9 @@ names = st.lists(st.sampled_from(NASTY) | st.text(min_size=1, max_size=12), min_
 @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 @given(table=names, url=names, content=names, via_toml=st.booleans())
 def test_hostile_names_every_command(table, url, content, via_toml):
+    # the crawler's table is built under that name: SQLite reserves sqlite_*, and the canary
+    # is ours (webdedup's refusal of sqlite_* names is pinned in test_hostile_input.py)
+    assume(table.lower() != "canary" and not table.lower().startswith("sqlite_"))
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         mapping = {"url": url, "content": content}
