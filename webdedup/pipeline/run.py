@@ -40,6 +40,7 @@ from ..store import (
     table_exists,
     transaction,
     translate,
+    use_wal,
 )
 from ..store.layout import Layout
 from ..store.schema import foreign_output_columns
@@ -133,6 +134,8 @@ def run_on_db(
                 "webdedup run whose state was removed wrote them."
             )
         spec = NearSpec.from_config(config)  # built once, used by every phase
+        if own:  # the checks passed and the run is going to write: only now touch the file
+            use_wal(conn, config.busy_timeout)
         ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase)
         snap = _run_phases(ctx, full, on_message)
         plan, near = snap.plan, snap.near
