@@ -64,3 +64,36 @@ def test_200000_identical_pages_finish(tmp_path):
         "sum(is_canonical) FROM pages"
     ).fetchone() == (1, 200_000, 200_000, 1)
     conn.close()
+
+
+def test_a_full_rerun_rewrites_no_unchanged_row_and_reports_its_write_lock(tmp_path):
+    """Only rows whose annotation changes are written inside the write lock (a crawler's own
+    trigger counts the rows updated), and the run reports how long it held the lock."""
+    path = tmp_path / "crawl.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, url TEXT, content TEXT)")
+    texts = [t["text"] for t in real_texts()[:40]]
+    conn.executemany(
+        "INSERT INTO pages (url, content) VALUES (?, ?)",
+        [(f"https://a.example/{i}", texts[i % 30]) for i in range(60)],
+    )
+    conn.commit()
+    first = Deduplicator().run_on_db(path)
+    assert 0 < first.timings["write_lock"] < first.wall_seconds
+    conn.executescript(
+        "CREATE TABLE crawler_updates (n INTEGER); INSERT INTO crawler_updates VALUES (0);"
+        "CREATE TRIGGER crawler_counts AFTER UPDATE ON pages "
+        "BEGIN UPDATE crawler_updates SET n = n + 1; END;"
+    )
+    before = conn.execute("SELECT * FROM pages ORDER BY id").fetchall()
+    again = Deduplicator().run_on_db(path, full=True)
+    assert again.mode == "full"
+    assert conn.execute("SELECT n FROM crawler_updates").fetchone() == (0,)
+    assert conn.execute("SELECT * FROM pages ORDER BY id").fetchall() == before
+    # one changed text: its exact group of 2 (ids 5 and 35) splits, both rows are rewritten
+    conn.execute("UPDATE pages SET content = content || ' changed for good' WHERE id = 5")
+    conn.execute("UPDATE crawler_updates SET n = 0")
+    conn.commit()
+    Deduplicator().run_on_db(path, full=True)
+    assert conn.execute("SELECT n FROM crawler_updates").fetchone() == (2,)
+    conn.close()

@@ -135,16 +135,28 @@ def use_wal(conn: sqlite3.Connection, busy_timeout: float = 5.0) -> str:
     while True:
         try:
             mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
-            if mode in ("wal", "memory"):
-                return mode
-            new = str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()
-            return new  # "delete" etc. when the file system can't do WAL
+            if mode not in ("wal", "memory"):
+                # "delete" etc. when the file system can't do WAL
+                mode = str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()
+            if mode == "wal":
+                _wal_settings(conn)
+            return mode
         except sqlite3.OperationalError as exc:
             low = str(exc).lower()
             if ("locked" not in low and "busy" not in low) or time.monotonic() >= deadline:
                 raise translate(exc) from exc
             time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
             pause = min(pause * 2, 0.1)
+
+
+def _wal_settings(conn: sqlite3.Connection) -> None:
+    """This connection's WAL habits (they last as long as the connection, not in the file).
+
+    ``synchronous = NORMAL``: a commit appends to the WAL without waiting for the disk (a
+    killed process loses nothing; a power cut may lose the last commit, never consistency),
+    so the write lock is not held through an fsync of everything a run wrote.
+    """
+    conn.execute("PRAGMA synchronous = NORMAL")
 
 
 def decode_text(data: bytes) -> str:
