@@ -241,9 +241,11 @@ def main() -> None:
         for name, k in kills.items():
             say(f"kill {name:15} {k['kills']} SIGKILLs ({k['landed']} before the end): "
                 f"{k['problems']} problems, rerun equals uninterrupted run: {k['rerun_equal']}")
-        total = sum(k["kills"] for k in kills.values())
-        survived = sum(k["kills"] for k in kills.values() if not k["problems"] and k["rerun_equal"])
-        say(f"kills survived: {survived}/{total}  ({time.perf_counter() - t0:.0f} s)")
+        landed = sum(k["landed"] for k in kills.values())
+        ok = [k for k in kills.values() if not k["problems"] and k["rerun_equal"]]
+        survived = sum(k["landed"] for k in ok)
+        say(f"kills survived: {survived} of {landed} that landed before the command ended "
+            f"({sum(k['kills'] for k in kills.values())} sent, {time.perf_counter() - t0:.0f} s)")
         t0 = time.perf_counter()
         w = writer_scenario(work, args.writer_runs, args.originals)
         figures["writer"] = w
