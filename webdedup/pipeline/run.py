@@ -57,9 +57,6 @@ from . import (
 from .context import NearResult, PhaseHook, RunContext
 from .prune import prune as phase_prune
 
-#: How much of the database file a run reads through a memory map (SQLite caps it at 2 GiB).
-MMAP_BYTES = 1 << 30
-
 
 @dataclass
 class RunResult:
@@ -142,9 +139,6 @@ def run_on_db(
             use_wal(conn, config.busy_timeout)
             # no checkpoint inside the commit: the run checkpoints after it (see below)
             conn.execute("PRAGMA wal_autocheckpoint = 0")
-            # read the file through a memory map: the write-back rewrites every page of the
-            # table whose annotation changed, and reading them by syscall doubles its time
-            conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
         ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase)
         snap = _run_phases(ctx, full, on_message)
         plan, near = snap.plan, snap.near
