@@ -18,6 +18,7 @@ from webdedup.store import (
     split_statements,
     sql,
     transaction,
+    use_wal,
 )
 
 
@@ -65,8 +66,11 @@ def test_newer_schema_is_refused(db_builder):
 def test_wal_and_busy_timeout(db_builder):
     path = db_builder(crawl_with_duplicates(2))
     conn = connect(path, busy_timeout=2.5)
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    # opening changes nothing in the file (issue #11): WAL only once a command will write
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 2500
+    assert use_wal(conn, 2.5) == "wal"
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
 def test_transaction_rolls_back(tmp_path):

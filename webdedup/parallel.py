@@ -1,10 +1,18 @@
-"""Ordered, bounded parallel map over worker processes (the one pool helper of webdedup)."""
+"""Ordered, bounded parallel map over worker processes (the one pool helper of webdedup).
+
+Workers die with the process that started them (:func:`die_with_parent`): a main process
+killed with SIGKILL leaves no worker behind holding the database files open.
+"""
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
 import sys
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -30,7 +38,12 @@ def ordered_map(
             yield fn(*job)
         return
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    ) as pool:
         pending: deque[Future[T]] = deque()
         for job in jobs:
             pending.append(pool.submit(fn, *job))
@@ -38,6 +51,36 @@ def ordered_map(
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+
+
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def die_with_parent(parent: int, poll: float = 0.5) -> None:
+    """Pool initializer: end this worker when process ``parent`` dies (even by SIGKILL).
+
+    On Linux the kernel sends SIGKILL to the worker when its parent dies
+    (``prctl(PR_SET_PDEATHSIG)``); elsewhere, or if that call fails, a daemon thread checks
+    every ``poll`` seconds that the parent is still there. Either way a parent already gone
+    before this runs ends the worker at once.
+    """
+    armed = False
+    if sys.platform == "linux":
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):  # pragma: no cover - no libc prctl
+            armed = False
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+    if not armed:  # pragma: no cover - not Linux
+        threading.Thread(target=_watch_parent, args=(parent, poll), daemon=True).start()
+
+
+def _watch_parent(parent: int, poll: float) -> None:  # pragma: no cover - not Linux
+    while os.getppid() == parent:
+        time.sleep(poll)
+    os._exit(1)
 
 
 def cpu_count() -> int:

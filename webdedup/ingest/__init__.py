@@ -30,7 +30,7 @@ from pathlib import Path
 from ..config import Columns
 from ..errors import IngestProblems, InputError
 from ..progress import Progress, progress_bar
-from ..store import connect
+from ..store import connect, use_wal
 from .extract_pool import Extractor
 from .model import Event, IngestReport, Problem, RawPage, Skipped
 from .revisits import RevisitIndex, copy_original
@@ -239,6 +239,8 @@ def ingest(
     report = IngestReport()
     writer: PageWriter | None = None
     try:
+        if own:  # ingest always writes; WAL lets a run read while pages are added
+            use_wal(conn, busy_timeout)
         writer = PageWriter(conn, columns, keep_html)
         writer.prepare()
         bar = progress_bar("ingest", unit="page", enabled=progress)

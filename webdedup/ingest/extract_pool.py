@@ -23,6 +23,8 @@ from collections.abc import Iterable, Iterator
 from multiprocessing.pool import Pool
 from types import TracebackType
 
+from ..parallel import die_with_parent
+
 # (html, url, want the page's own date)
 Job = tuple[bytes, "str | None", bool]
 # (text, title, page date)
@@ -77,7 +79,8 @@ def _title_only(html: bytes) -> str | None:
     return title or None
 
 
-def _init_worker() -> None:
+def _init_worker(parent: int) -> None:
+    die_with_parent(parent)  # a killed ingest leaves no extraction worker behind
     import trafilatura  # noqa: F401 - import once per worker, not per page
 
     _quiet()
@@ -95,7 +98,7 @@ class Extractor:
     def __enter__(self) -> Extractor:
         if self.workers > 1:
             self._pool = multiprocessing.get_context().Pool(
-                self.workers, initializer=_init_worker
+                self.workers, initializer=_init_worker, initargs=(os.getpid(),)
             )
         return self
 

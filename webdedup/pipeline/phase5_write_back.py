@@ -1,9 +1,11 @@
 """Phase 5, write back: the only phase that writes to the crawl database.
 
-Everything here runs inside one short write transaction opened by the pipeline: migrations,
-the output columns added to ``pages`` when missing, the annotations, webdedup's state tables
-and the change-tracking triggers (the run row and the optional prune follow in the same
-transaction).
+:func:`prepare` runs before the write lock, in the run's read snapshot: the annotations in
+rowid order and the state tables' indexes, ready in TEMP tables. :func:`run` then runs inside
+one short write transaction opened by the pipeline: migrations, the output columns added to
+``pages`` when missing, the annotations (only the rows whose annotation changes), webdedup's
+state tables (copied as they are) and the change-tracking triggers (the run row and the
+optional prune follow in the same transaction). A crawler waits for that transaction only.
 """
 
 from __future__ import annotations
@@ -15,6 +17,13 @@ from ..store.state import set_meta
 from .context import RunContext, WriteBackResult
 
 
+def prepare(ctx: RunContext) -> None:
+    """Ready what :func:`run` writes, in TEMP tables (call before the write transaction)."""
+    run_script(ctx.conn, "write_prepare")
+    if ctx.plan is not None and ctx.plan.mode == "full":
+        run_script(ctx.conn, "write_prepare_full")
+
+
 def run(ctx: RunContext) -> WriteBackResult:
     """Annotate ``pages`` and save the run's state (call inside the write transaction).
 
@@ -22,7 +31,8 @@ def run(ctx: RunContext) -> WriteBackResult:
     incremental run replaces the state of its region only. Either consumes the queued
     changes it read (``seq <= plan.max_seq``); changes queued since stay for the next run.
     ``ctx.missed_changes``: the table changed during a run that had no triggers yet (rows
-    updated meanwhile are unknown), so the next run is told to be full.
+    updated meanwhile are unknown), so the next run is told to be full. Needs
+    :func:`prepare` first.
     """
     conn, layout, plan = ctx.conn, ctx.layout, ctx.plan
     if plan is None:

@@ -10,7 +10,15 @@ import sqlite3
 from pathlib import Path
 
 from ..errors import InputError, NoPagesTable
-from ..store import connect, integer_primary_key, quote, table_columns, table_exists, transaction
+from ..store import (
+    connect,
+    integer_primary_key,
+    quote,
+    table_columns,
+    table_exists,
+    transaction,
+    use_wal,
+)
 from ..store.layout import refuse_own_table, rowid_alias
 from ..store.schema import PRUNED_TABLE
 
@@ -32,6 +40,8 @@ def restore_pruned(
             raise NoPagesTable(f"no table {table!r} to restore pruned pages into")
         if not table_exists(conn, PRUNED_TABLE):
             return 0
+        if not isinstance(db, sqlite3.Connection):
+            use_wal(conn, busy_timeout)
         with transaction(conn):
             return restore(conn, table)
     finally:

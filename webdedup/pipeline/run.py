@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -40,6 +41,7 @@ from ..store import (
     table_exists,
     transaction,
     translate,
+    use_wal,
 )
 from ..store.layout import Layout
 from ..store.schema import foreign_output_columns
@@ -133,11 +135,16 @@ def run_on_db(
                 "webdedup run whose state was removed wrote them."
             )
         spec = NearSpec.from_config(config)  # built once, used by every phase
+        if own:  # the checks passed and the run is going to write: only now touch the file
+            use_wal(conn, config.busy_timeout)
+            # no checkpoint inside the commit: the run checkpoints after it (see below)
+            conn.execute("PRAGMA wal_autocheckpoint = 0")
         ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase)
         snap = _run_phases(ctx, full, on_message)
         plan, near = snap.plan, snap.near
         pruned = 0
-        with ctx.phase("write_back"), transaction(conn):
+        lock: dict[str, float] = {}
+        with ctx.phase("write_back"), _held(lock), transaction(conn):
             # another connection committed since the snapshot while nothing queued changes:
             # updated rows cannot be told apart, so the next run must be full
             ctx.missed_changes = not plan.tracked and _data_version(conn) != snap.version
@@ -166,8 +173,13 @@ def run_on_db(
             result.run_id = _record_run(conn, config, started, result)
             if on_phase is not None:
                 on_phase("commit")
+        ctx.timings["write_lock"] = round(lock["seconds"], 4)  # BEGIN IMMEDIATE to COMMIT
+        if own:  # copy the WAL back into the file now, without blocking a crawler
+            with ctx.phase("checkpoint"):
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
         result.wall_seconds = round(time.perf_counter() - t0, 4)
-        result.timings = dict(ctx.timings)  # now with write_back (after the run row was written)
+        # now with write_back, write_lock and checkpoint (after the run row was written)
+        result.timings = dict(ctx.timings)
         result.phases = {k: dict(v) for k, v in ctx.phase_counts.items()}
         return result
     except WebdedupError:
@@ -243,6 +255,8 @@ def _run_phases(
         with ctx.phase("assign"):
             run_script(conn, "assign")
         (processed,) = conn.execute("SELECT count(*) FROM temp.run_assign").fetchone()
+        with ctx.phase("write_prepare"):  # what phase 5 writes, ready before it takes the lock
+            phase5_write_back.prepare(ctx)
         conn.execute("COMMIT")
         return _Snapshot(plan, near, version, int(processed), renumbered)
     except sqlite3.Error as exc:
@@ -279,6 +293,16 @@ def _remembered_columns(
         )
         on_message(f"using the table and columns of the last run ({mapped})")
     return replace(config, columns=columns)
+
+
+@contextmanager
+def _held(into: dict[str, float]) -> Iterator[None]:
+    """Time the block around the write transaction: how long a crawler may have to wait."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        into["seconds"] = time.perf_counter() - start
 
 
 def _data_version(conn: sqlite3.Connection) -> int:

@@ -28,6 +28,7 @@ from .connection import (
     lenient_text,
     transaction,
     translate,
+    use_wal,
 )
 from .migrations import check_schema, latest_schema_version, migrate, schema_version
 from .sqlfiles import quote, run_script, split_statements, sql
@@ -53,4 +54,5 @@ __all__ = [
     "table_exists",
     "transaction",
     "translate",
+    "use_wal",
 ]

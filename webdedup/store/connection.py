@@ -3,6 +3,11 @@
 Every connection webdedup opens is in autocommit mode (transactions are explicit, see
 :func:`transaction`), waits ``busy_timeout`` seconds for locks, and decodes invalid UTF-8 in
 TEXT cells with replacement characters (:func:`decode_text`) instead of failing a run.
+
+Opening a database changes nothing in its file: a command that is refused (no pages table, a
+missing column...) or only reads leaves it byte for byte as it was, with no ``-wal``/``-shm``
+files beside it. A command that is going to write calls :func:`use_wal` once its checks
+passed: from then on the file is in WAL mode, so a crawler keeps writing while a run reads.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,9 +61,11 @@ def connect(
     """Open a crawl database (or adopt an open connection) ready for webdedup.
 
     The connection is in autocommit mode (transactions are explicit, see
-    :func:`transaction`), uses WAL journaling and waits up to ``busy_timeout`` seconds for
-    locks. Raises :class:`NotADatabase` for a missing or non-SQLite file and
-    :class:`ReadOnlyDatabase` when ``write`` is asked of a file that can't be written.
+    :func:`transaction`) and waits up to ``busy_timeout`` seconds for locks (the busy handler
+    is in force before its first statement). It changes nothing in the file: call
+    :func:`use_wal` once the command is going to write. Raises :class:`NotADatabase` for a
+    missing or non-SQLite file and :class:`ReadOnlyDatabase` when ``write`` is asked of a
+    file that can't be written.
     """
     _check_sqlite_version()
     if isinstance(db, sqlite3.Connection):
@@ -98,10 +106,6 @@ def connect(
         conn = sqlite3.connect(name, timeout=busy_timeout, isolation_level=None)
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
         conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
-        if write and name != ":memory:":
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if mode.lower() != "wal":  # pragma: no cover - e.g. a database on a network fs
-                conn.execute("PRAGMA journal_mode = DELETE")
     except sqlite3.DatabaseError as exc:
         raise translate(exc, name) from exc
     # Crawlers do store invalid UTF-8 in TEXT columns; decode it with replacement characters
@@ -110,6 +114,49 @@ def connect(
     conn.execute("PRAGMA temp_store = FILE")
     conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache
     return conn
+
+
+def use_wal(conn: sqlite3.Connection, busy_timeout: float = 5.0) -> str:
+    """Switch the database to WAL journaling (persistent); returns the journal mode in force.
+
+    Call it once a command has passed its checks and is going to write: WAL lets a crawler
+    keep committing while a run reads its snapshot. Switching needs the database to itself
+    for a moment, and SQLite reports a crawler's open write transaction as ``SQLITE_BUSY``
+    at once there, without calling the busy handler (it would deadlock a rollback-journal
+    database); so this waits for it, up to ``busy_timeout`` seconds, then raises
+    :class:`DatabaseLocked`. An in-memory database, or a file that can't do WAL (some network
+    file systems), keeps its mode.
+
+    >>> use_wal(connect(":memory:", must_exist=False))
+    'memory'
+    """
+    deadline = time.monotonic() + busy_timeout
+    pause = 0.005
+    while True:
+        try:
+            mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+            if mode not in ("wal", "memory"):
+                # "delete" etc. when the file system can't do WAL
+                mode = str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()
+            if mode == "wal":
+                _wal_settings(conn)
+            return mode
+        except sqlite3.OperationalError as exc:
+            low = str(exc).lower()
+            if ("locked" not in low and "busy" not in low) or time.monotonic() >= deadline:
+                raise translate(exc) from exc
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, 0.1)
+
+
+def _wal_settings(conn: sqlite3.Connection) -> None:
+    """This connection's WAL habits (they last as long as the connection, not in the file).
+
+    ``synchronous = NORMAL``: a commit appends to the WAL without waiting for the disk (a
+    killed process loses nothing; a power cut may lose the last commit, never consistency),
+    so the write lock is not held through an fsync of everything a run wrote.
+    """
+    conn.execute("PRAGMA synchronous = NORMAL")
 
 
 def decode_text(data: bytes) -> str:

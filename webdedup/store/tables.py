@@ -23,7 +23,7 @@ import re
 import sqlite3
 
 from sqlite_utils import Database
-from sqlite_utils.db import Table
+from sqlite_utils.db import NoTable, Table
 
 from .sqlfiles import quote
 
@@ -41,7 +41,10 @@ def table_exists(conn: sqlite3.Connection, table: str, schema: str = "main") -> 
             (table,),
         ).fetchone()
         return row is not None
-    return bool(_table(conn, table).exists())
+    try:
+        return bool(_table(conn, table).exists())
+    except NoTable:  # sqlite-utils' answer for a view of that name
+        return False
 
 
 def table_columns(conn: sqlite3.Connection, table: str) -> list[str]:
