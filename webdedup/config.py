@@ -146,8 +146,8 @@ class Config:
         text normalization (hashes, tokens) and of ``minhash`` verification (its grey zone).
         """
         banding = {"simhash_banding": 2} if self.method == "simhash" else {}
-        verification = {"verification": 2} if self.method == "minhash" else {}
-        return banding | verification | {
+        banding |= {"verification": 2} if self.method == "minhash" else {}
+        return banding | {
             "normalization": NORMALIZATION_VERSION,
             "method": self.method,
             "threshold": float(self.threshold),
