@@ -28,7 +28,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
-NEGATIVE_KINDS = ("same_template", "short_boilerplate", "half_replaced")
+NEGATIVE_KINDS = ("same_template", "short_boilerplate", "half_replaced", "cjk_same_template")
 
 
 def comb2(n: int) -> int:

@@ -50,3 +50,8 @@ def test_quality_does_not_fall_below_pinned_minimums(corpus, tmp_path, method):
     assert result["hard_negatives"]["false_merges"] <= merges, result["hard_negatives"]
     assert result["kind_recall"]["exact"]["recall"] == 1.0
     assert result["kind_recall"]["url_variant"]["recall"] == 1.0
+    if method == "minhash":  # copies people make: scattered edits, CMS typography, CJK
+        for kind in ("scattered_edit", "typography", "cjk_copy", "edit", "truncation"):
+            assert result["kind_recall"][kind]["recall"] >= 0.95, (kind, result["kind_recall"])
+        assert result["precision"] >= 0.995 and result["f1"] >= 0.985, result
+        assert result["hard_negatives"]["by_kind"]["cjk_same_template"]["false_merges"] == 0
