@@ -50,6 +50,8 @@ _TYPOGRAPHY = str.maketrans(
         **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58", "-"),
     }
 )
+_INVISIBLE_CHARS = tuple(map(chr, _INVISIBLE))
+_TYPOGRAPHY_PAIRS = tuple((chr(k), v) for k, v in _TYPOGRAPHY.items())
 _HYPHEN_RUN = re.compile(r"-{2,}")
 
 #: Scripts written without spaces between words: a character of them is a token of its own.
@@ -81,12 +83,17 @@ def normalize_text(text: str) -> str:
     if text.isascii():
         out = " ".join(text.lower().split())
         return _HYPHEN_RUN.sub("-", out) if "--" in out else out
-    folded = unicodedata.normalize("NFKC", text.translate(_INVISIBLE)).casefold()
+    for ch in _INVISIBLE_CHARS:  # str.replace per present character: far faster than translate
+        if ch in text:
+            text = text.replace(ch, "")
+    folded = unicodedata.normalize("NFKC", text).casefold()
     # Case folding can leave a few characters outside NFKC; a second pass makes the
     # function idempotent (normalize_text(normalize_text(x)) == normalize_text(x)).
     if not unicodedata.is_normalized("NFKC", folded):
         folded = unicodedata.normalize("NFKC", folded).casefold()
-    folded = folded.translate(_TYPOGRAPHY)
+    for ch, ascii_form in _TYPOGRAPHY_PAIRS:
+        if ch in folded:
+            folded = folded.replace(ch, ascii_form)
     if "--" in folded:
         folded = _HYPHEN_RUN.sub("-", folded)
     return " ".join(folded.split())
