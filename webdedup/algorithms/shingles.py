@@ -26,7 +26,7 @@ from collections.abc import Set
 
 import numpy as np
 
-from .text import UNSPACED
+from .text import has_unspaced
 from .text import tokens as text_tokens
 
 __all__ = ["DEFAULT_SHINGLE_SIZE", "jaccard", "shingle_hashes", "shingle_set", "fmix64"]
@@ -96,7 +96,7 @@ def shingle_hashes(text: str, size: int = DEFAULT_SHINGLE_SIZE) -> np.ndarray:
     _check_size(size)
     # bytes.split() (fast) splits on ASCII whitespace only. A normalized text has plain spaces
     # only; for any other text fall back to the str.split() words so tokens == text.split().
-    if not text.isascii() and UNSPACED.search(text):
+    if has_unspaced(text):
         tokens = [w.encode("utf-8", "surrogatepass") for w in text_tokens(text)]
     elif _needs_str_split(text):
         tokens = [w.encode("utf-8", "surrogatepass") for w in text.split()]

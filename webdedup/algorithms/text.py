@@ -99,13 +99,32 @@ def normalize_text(text: str) -> str:
     return " ".join(folded.split())
 
 
+def has_unspaced(text: str) -> bool:
+    """Whether ``text`` has a character of a script written without spaces (:data:`UNSPACED`).
+
+    Every such character lies above Latin-1, so a text that encodes to Latin-1 (a copy, no
+    per-character Python work) has none; otherwise one regex search from its first character
+    beyond Latin-1 decides.
+
+    >>> has_unspaced("café crème"), has_unspaced("€5 in 東京")
+    (False, True)
+    """
+    if text.isascii():
+        return False
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError as beyond:
+        return UNSPACED.search(text, beyond.start) is not None
+    return False
+
+
 def tokens(text: str) -> list[str]:
     """The tokens of a normalized text: words, and each character of an unspaced script.
 
     >>> tokens("ภาษาไทย ok")
     ['ภ', 'า', 'ษ', 'า', 'ไ', 'ท', 'ย', 'ok']
     """
-    if text.isascii() or not UNSPACED.search(text):
+    if not has_unspaced(text):
         return text.split()
     return _TOKEN.findall(text)
 
@@ -114,7 +133,7 @@ def _length_parts(norm: str) -> tuple[int, int, int]:
     """(other tokens, CJK characters, South-East Asian characters) of a normalized text."""
     if not norm:
         return 0, 0, 0
-    if norm.isascii() or not UNSPACED.search(norm):
+    if not has_unspaced(norm):
         return norm.count(" ") + 1, 0, 0
     cjk = len(_CJK.findall(norm))
     sea = len(_SEA.findall(norm))
