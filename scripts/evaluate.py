@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Score webdedup's predicted groups against a labelled corpus (scripts/make_corpus.py).
+"""Score webdedup's predicted groups against a labelled corpus (scripts/make_corpus.py or
+scripts/make_corpus_b.py).
 
     python scripts/evaluate.py DB [--run METHOD] [--json]
 
@@ -28,7 +29,9 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
-NEGATIVE_KINDS = ("same_template", "short_boilerplate", "half_replaced")
+# those of make_corpus.py, then those of make_corpus_b.py
+NEGATIVE_KINDS = ("same_template", "short_boilerplate", "half_replaced", "cjk_same_template",
+                  "aed_template", "cookie_banner", "short_page", "cjk_template")
 
 
 def comb2(n: int) -> int:

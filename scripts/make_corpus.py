@@ -62,8 +62,15 @@ AED_FIXTURE = ROOT / "fixtures" / "aed-template-texts.jsonl.gz"
 #: share of (originals, derived duplicates, hard-negative pages)
 DEFAULT_MIX = (0.6, 0.3, 0.1)
 DERIVED_KINDS = ("url_variant", "recrawl", "boilerplate", "edit", "truncation",
-                 "syndication", "reorder", "exact")
-NEGATIVE_KINDS = ("same_template", "short_boilerplate", "half_replaced")
+                 "syndication", "reorder", "exact", "scattered_edit", "typography")
+NEGATIVE_KINDS = ("same_template", "short_boilerplate", "half_replaced", "cjk_same_template")
+#: Chinese/Japanese originals (cut from the real CJK texts of the pool) with one copy each
+#: (kind ``cjk_copy``), and pairs of different CJK articles in one site template, per page.
+CJK_ORIGINAL_SHARE = 0.012
+CJK_NEGATIVE_SHARE = 0.006
+CJK_PIECE_CHARS = (500, 1400)
+CJK_NAV = ("首页", "新闻", "国际", "财经", "科技", "体育", "娱乐", "评论", "视频", "登录",
+           "注册", "搜索", "关于我们", "联系我们", "ホーム", "ニュース", "経済", "社会", "ログイン")
 DEFAULT_DERIVED_WEIGHTS = {k: 1.0 for k in DERIVED_KINDS}
 DEFAULT_NEGATIVE_WEIGHTS = {"same_template": 0.4, "short_boilerplate": 0.3, "half_replaced": 0.3}
 
@@ -74,6 +81,7 @@ POOL_NEAR_DUP_SHARE = 0.3
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 TOKEN_RE = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
+UNSPACED_RE = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 _SENT_END_RE = re.compile(r"([.!?])\s+")
 _CJK_SENT_END_RE = re.compile(r"([。！？])")
 _NONWORD_RE = re.compile(r"[\W_]+")
@@ -505,6 +513,84 @@ def _edit_once(paras: list[str], rng: Random, when: datetime) -> list[str]:
     return out
 
 
+def make_scattered_edit(text: str, rng: Random) -> str:
+    """1-4 % of the words changed, spread through the text: a typo made or fixed, a word
+    replaced by another of the text, a word dropped or doubled, a number changed."""
+    words = text.split(" ")
+    idx = [i for i, w in enumerate(words) if re.search(r"[^\W_]", w)]
+    if not idx:
+        return text + " ."
+    n = max(2, round(len(idx) * rng.uniform(0.01, 0.04)))
+    for i in rng.sample(idx, min(n, len(idx))):
+        w = words[i]
+        op = rng.randrange(5)
+        if op == 0:
+            words[i] = _typo(w, rng)
+        elif op == 1:
+            words[i] = words[rng.choice(idx)]
+        elif op == 2:
+            words[i] = ""
+        elif op == 3:
+            words[i] = w + " " + w.strip(".,;:!?")
+        else:
+            words[i] = _change_number(w, rng) if NUMBER_RE.search(w) else _typo(w, rng)
+    out = " ".join(x for x in words if x)
+    return out if tokens(out) != tokens(text) else out + " ."
+
+
+def make_typography(text: str, rng: Random) -> str:
+    """A CMS's typography filter: curly quotes and apostrophes, dashes, an ellipsis, soft
+    hyphens in long words and zero-width spaces; sometimes one small edit as well."""
+    t = re.sub(r'"([^"\n]{1,200})"', "\u201c\\1\u201d", text)
+    t = re.sub(r"(\w)'(\w)", "\\1\u2019\\2", t)
+    t = t.replace(" -- ", " \u2014 ").replace(" - ", " \u2013 ").replace("...", "\u2026")
+    words = t.split(" ")
+    for i, w in enumerate(words):
+        if len(w) >= 10 and rng.random() < 0.3:
+            cut = len(w) // 2
+            words[i] = w[:cut] + "\u00ad" + w[cut:]
+        elif w.endswith((".", ",")) and rng.random() < 0.05:
+            words[i] = w + "\u200b"
+    out = " ".join(words)
+    if rng.random() < 0.5:
+        out = _typo(out, rng)
+    return out
+
+
+def cjk_pieces(text: str, rng: Random) -> list[str]:
+    """A CJK text cut at sentence ends into pieces of ``CJK_PIECE_CHARS`` characters."""
+    sents = [s for s in re.split(r"(?<=[。！？\n])", text) if s.strip()]
+    pieces, cur = [], ""
+    target = rng.randint(*CJK_PIECE_CHARS)
+    for s in sents:
+        cur += s
+        if len(cur) >= target:
+            pieces.append(cur.strip())
+            cur, target = "", rng.randint(*CJK_PIECE_CHARS)
+    if len(cur) >= CJK_PIECE_CHARS[0]:
+        pieces.append(cur.strip())
+    return pieces
+
+
+def make_cjk_copy(text: str, rng: Random) -> str:
+    """A copy of a CJK article: a few characters edited, other navigation text, truncated
+    or syndicated (one or two of these)."""
+    chars = list(text)
+    han = [i for i, c in enumerate(chars) if "\u4e00" <= c <= "\u9fff"]
+    for i in rng.sample(han, min(len(han), rng.randint(1, 4))):
+        chars[i] = chars[rng.choice(han)] if rng.random() < 0.7 else ""
+    out = "".join(chars)
+    for op in rng.sample(("nav", "truncate", "syndicate"), rng.randint(1, 2)):
+        if op == "nav":
+            out = " | ".join(rng.sample(CJK_NAV, 6)) + "\n" + out
+        elif op == "truncate":
+            out = out[: int(len(out) * rng.uniform(0.8, 0.92))] + "……"
+        else:
+            site = rng.choice(("新华网", "人民网", "环球时报", "朝日新聞", "日経"))
+            out = f"{site} 转载\n{out}\n(来源:{site} 责任编辑:{rng.randint(10, 99)})"
+    return out
+
+
 def make_truncation(text: str, rng: Random) -> str:
     cut = int(len(text) * rng.uniform(0.70, 0.90))
     space = text.rfind(" ", int(cut * 0.95), cut)
@@ -727,7 +813,14 @@ def build_corpus(path, pages: int, seed: int, mix: tuple[float, float, float] = 
     share_o, share_d, share_n = (x / sum(mix) for x in mix)
     n_neg = round(pages * share_n)
     n_der = round(pages * share_d)
-    n_orig = pages - n_neg - n_der
+    cjk_docs = [d for d in pool.docs if len(UNSPACED_RE.findall(d["text"])) > 0.3 * len(d["text"])]
+    cjk_rng = Random(f"webdedup-corpus-cjk:{seed}")
+    cjk_texts = [p for d in cjk_docs for p in cjk_pieces(d["text"], cjk_rng)]
+    cjk_rng.shuffle(cjk_texts)
+    n_cjk = min(len(cjk_texts) // 2, max(1, round(pages * CJK_ORIGINAL_SHARE)))
+    n_cjk_neg = min((len(cjk_texts) - n_cjk) // 2, max(1, round(pages * CJK_NEGATIVE_SHARE)))
+    cjk_originals, cjk_negatives = cjk_texts[:n_cjk], cjk_texts[n_cjk : n_cjk + 2 * n_cjk_neg]
+    n_orig = pages - n_neg - n_der - 2 * n_cjk - 2 * n_cjk_neg
     neg_counts = _counts(n_neg, negative_weights) if n_neg else dict.fromkeys(negative_weights, 0)
     # same_template pages come in pairs, short_boilerplate in groups of 2-4
     if neg_counts.get("same_template", 0) % 2:
@@ -739,8 +832,10 @@ def build_corpus(path, pages: int, seed: int, mix: tuple[float, float, float] = 
     der_counts = _counts(n_der, derived_weights) if n_der else {}
 
     # --- originals: a sample of the real pool, then synthesized ones -----------------------
-    n_real = min(n_orig, len(pool.docs))
-    real_idx = rng.sample(range(len(pool.docs)), n_real)
+    cjk_ids = {id(d) for d in cjk_docs}  # their pieces are originals of their own
+    usable = [i for i, d in enumerate(pool.docs) if id(d) not in cjk_ids]
+    n_real = min(n_orig, len(usable))
+    real_idx = rng.sample(usable, n_real)
     n_synth = n_orig - n_real
 
     # page ids are a random permutation; cluster of an original = its page id
@@ -828,6 +923,12 @@ def build_corpus(path, pages: int, seed: int, mix: tuple[float, float, float] = 
                 d_url = alt_url(url, rng, uid)
                 head, foot = boilerplate_block(site_name(host), rng)
                 d_text = "\n".join([head, text, foot])
+            elif kind == "scattered_edit":
+                d_url = alt_url(url, rng, uid)
+                d_text = make_scattered_edit(text, rng)
+            elif kind == "typography":
+                d_url = alt_url(url, rng, uid)
+                d_text = make_typography(text, rng)
             elif kind == "edit":
                 d_url = alt_url(url, rng, uid)
                 d_pub = pub + timedelta(hours=rng.randint(1, 48))
@@ -930,6 +1031,29 @@ def build_corpus(path, pages: int, seed: int, mix: tuple[float, float, float] = 
             url = f"https://{host}/{rng.choice(('', 'index.html', 'home', 'de/', 'en/'))}"
             w.add(pid, url, name, content, pub, crawled, None, pid, "short_boilerplate",
                   None, neg_group)
+
+    # ---- Chinese/Japanese: originals with a copy each; pairs of articles in one template
+    for text in cjk_originals:
+        pid, did = next(next_id), next(next_id)
+        title = text[:30]
+        url = other_site_url(f"cjk {pid}", rng, next(uid_counter))
+        pub = random_date(rng)
+        crawled = crawl_base + timedelta(seconds=rng.randrange(30 * 86400))
+        w.add(pid, url, title, text, pub, crawled, None, pid, "original", None, None)
+        d_url = other_site_url(f"cjk {did}", rng, next(uid_counter))
+        w.add(did, d_url, title, make_cjk_copy(text, rng), pub, crawled + timedelta(hours=5),
+              None, pid, "cjk_copy", pid, None)
+    for k in range(n_cjk_neg):
+        neg_group += 1
+        host = random_host(rng)
+        head = " | ".join(rng.sample(CJK_NAV, 8)) + "\n" + rng.choice(CJK_NAV) + "频道"
+        foot = f"版权所有 © {rng.randint(2015, 2025)} {host} 联系我们 | 隐私政策 | 网站地图"
+        for text in cjk_negatives[2 * k : 2 * k + 2]:
+            pid = next(next_id)
+            url = other_site_url(f"cjk {pid}", rng, next(uid_counter), host)
+            w.add(pid, url, text[:30], "\n".join([head, text, foot]), random_date(rng),
+                  crawl_base + timedelta(seconds=rng.randrange(30 * 86400)), None, pid,
+                  "cjk_same_template", None, neg_group)
 
     w.close()
     leftover = sum(1 for _ in next_id)

@@ -69,17 +69,19 @@ def test_size_kinds_and_truth_consistency(corpus_1000):
     assert len(pages) == 1000 and len(truth) == 1000
     assert [p[0] for p in pages] == list(range(1, 1001))
     kinds = {t[2] for t in truth}
-    assert kinds == {"original", *make_corpus.DERIVED_KINDS, *make_corpus.NEGATIVE_KINDS}
+    assert kinds == {
+        "original", "cjk_copy", *make_corpus.DERIVED_KINDS, *make_corpus.NEGATIVE_KINDS
+    }
     assert sum(summary["kinds"].values()) == 1000
 
     by_id = {t[0]: t for t in truth}
     page = {p[0]: p for p in pages}
     # about 60/30/10
     n_derived = sum(1 for t in truth if t[2] in make_corpus.DERIVED_KINDS)
-    n_neg = sum(1 for t in truth if t[2] in make_corpus.NEGATIVE_KINDS)
-    assert n_derived == 300 and n_neg == 100
+    n_neg = sum(1 for t in truth if t[2] in make_corpus.NEGATIVE_KINDS[:3])
+    assert n_derived == 300 and n_neg == 100  # the CJK originals and negatives come on top
     for pid, cluster, kind, orig, _ng in truth:
-        if kind in make_corpus.DERIVED_KINDS:
+        if kind in (*make_corpus.DERIVED_KINDS, "cjk_copy"):
             assert orig is not None and by_id[orig][2] == "original"
             assert cluster == by_id[orig][1]
         else:
@@ -321,7 +323,7 @@ def test_evaluate_generated_corpus_with_truth_as_prediction(tmp_path, corpus_100
     assert r["f1"] == 1.0 and r["ari"] == 1.0
     assert r["hard_negatives"]["false_merges"] == 0
     assert r["hard_negatives"]["pairs"] > 0
-    assert set(r["kind_recall"]) == set(make_corpus.DERIVED_KINDS)
+    assert set(r["kind_recall"]) == {*make_corpus.DERIVED_KINDS, "cjk_copy"}
     assert all(v["recall"] == 1.0 for v in r["kind_recall"].values())
     text = evaluate_mod.format_report(r)
     assert "adjusted Rand index" in text and "same_template" in text

@@ -119,7 +119,7 @@ def test_cli_text_and_json(crawl):  # noqa: F811
     res = invoke("explain", str(crawl), str(a), str(b), "--json")
     data = json.loads(res.output)
     assert [p["id"] for p in data["pages"]] == [a, b]
-    assert set(data) == {"pages", "similarity", "method", "threshold", "link", "election"}
+    assert set(data) == {"pages", "run", "similarity", "method", "threshold", "link", "election"}
 
 
 def test_cli_unknown_page_and_unannotated_db(crawl, tmp_path):  # noqa: F811
@@ -135,3 +135,52 @@ def test_missing_ids(crawl, ref: str):  # noqa: F811
     res = invoke("explain", str(crawl), ref, "1")
     assert res.exit_code == 3 and "no page" in res.output
 
+
+
+def _load_script(name: str):
+    import importlib.util
+    import sys
+
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location(
+        f"_explain_{name}", ROOT / "scripts" / f"{name}.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("method", ["minhash", "simhash"])
+def test_explain_score_is_the_stored_edge_score_for_every_edge(tmp_path, method):
+    db = tmp_path / "corpus.sqlite"
+    _load_script("make_corpus").build_corpus(str(db), 1000, 11, measure=False)
+    Deduplicator(method=method).run_on_db(db)
+    with sqlite3.connect(db) as conn:
+        edges = conn.execute("SELECT a, b, score, method FROM _webdedup_edges").fetchall()
+    assert len(edges) > 100
+    measures = set()
+    for a, b, score, edge_method in edges:
+        run = explain_pair(db, a, b)["run"]
+        assert (run["method"], run["score"]) == (edge_method, score), (a, b, run)
+        assert run["edge"] is True
+        measures.add(run["measure"])
+    if method == "minhash":  # both of minhash's measures decided some edge (scattered edits)
+        assert measures == {"overlap", "levenshtein"}
+
+
+def test_explain_reports_the_run_measure_not_jaccard(tmp_path):
+    text = " ".join(normalize_text(t["text"]) for t in real_texts()[:3])
+    words = text.split()[:400]
+    full, cut = " ".join(words), " ".join(words[:320])  # an 80% truncation
+    db = write_pages(
+        tmp_path / "t.sqlite",
+        [make_page("https://a.example/full", full), make_page("https://b.example/cut", cut)],
+    )
+    Deduplicator().run_on_db(db)
+    e = explain_pair(db, "https://a.example/full", "https://b.example/cut")
+    assert e["run"]["measure"] == "overlap" and e["run"]["score"] == 1.0
+    assert e["similarity"]["jaccard"] < 0.85
+    res = invoke("explain", str(db), "1", "2")
+    assert "run's score: overlap 1.0000, threshold 0.9 -> an edge" in res.output

@@ -1,7 +1,9 @@
 """Quality gate: a fixed labelled corpus whose scores must not fall below pinned minimums.
 
 Lowering a minimum is a visible, deliberate change. The corpus is generated from the real
-texts in ../shared/data by scripts/make_corpus.py (2,000 pages, seed 7).
+texts in ../shared/data by scripts/make_corpus.py (2,000 pages, seed 7); a second one by the
+independent generator scripts/make_corpus_b.py (400 pages, seed 3: other edit models, real
+boilerplate of html/aed pages) keeps the figures from being tuned to one generator.
 """
 
 from __future__ import annotations
@@ -50,3 +52,29 @@ def test_quality_does_not_fall_below_pinned_minimums(corpus, tmp_path, method):
     assert result["hard_negatives"]["false_merges"] <= merges, result["hard_negatives"]
     assert result["kind_recall"]["exact"]["recall"] == 1.0
     assert result["kind_recall"]["url_variant"]["recall"] == 1.0
+    if method == "minhash":  # copies people make: scattered edits, CMS typography, CJK
+        for kind in ("scattered_edit", "typography", "cjk_copy", "edit", "truncation"):
+            assert result["kind_recall"][kind]["recall"] >= 0.95, (kind, result["kind_recall"])
+        assert result["precision"] >= 0.995 and result["f1"] >= 0.985, result
+        assert result["hard_negatives"]["by_kind"]["cjk_same_template"]["false_merges"] == 0
+
+
+@pytest.fixture(scope="module")
+def corpus_b(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("gate_b") / "corpus_b.sqlite"
+    _script("make_corpus_b").build_corpus(str(path), 400, 3)
+    return path
+
+
+def test_second_generator_quality_does_not_fall_below_pinned_minimums(corpus_b, tmp_path):
+    db = tmp_path / "minhash_b.sqlite"
+    shutil.copy(corpus_b, db)
+    Deduplicator(method="minhash").run_on_db(db)
+    result = _script("evaluate").evaluate(str(db))
+    assert result["precision"] >= 0.995, result
+    assert result["f1"] >= 0.98, result  # measured 0.983 (cjk_substitution 7/10: not reached)
+    assert result["hard_negatives"]["false_merges"] == 0, result["hard_negatives"]
+    assert len(result["hard_negatives"]["by_kind"]) == 4, result["hard_negatives"]
+    for kind in ("typo_edit", "sentence_edit", "cms_typography", "syndicated_real",
+                 "sentence_truncation"):
+        assert result["kind_recall"][kind]["recall"] >= 0.95, (kind, result["kind_recall"])

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webdedup.algorithms.text import content_hash, digest_text, normalize_text
+from webdedup.algorithms.text import content_hash, digest_text, normalize_text, word_length
 from webdedup.algorithms.timestamps import parse_timestamp
 
 
@@ -24,6 +24,15 @@ from webdedup.algorithms.timestamps import parse_timestamp
         ("مرحبا  بالعالم", "مرحبا بالعالم"),  # Arabic kept
         ("ﬁne ligature", "fine ligature"),
         ("", ""),
+        ("It\u2019s \u2018odd\u2019", "it's 'odd'"),  # curly apostrophe and quotes
+        ("\u201cQuoted\u201d \u201eauch\u201c \u00abcit\u00e9\u00bb", '"quoted" "auch" "cité"'),
+        ("2010\u20132020 \u2014 a\u2212b", "2010-2020 - a-b"),  # dashes and minus
+        ("a -- b --- c", "a - b - c"),  # typewriter dashes
+        ("wait\u2026", "wait..."),  # ellipsis (NFKC)
+        ("co\u00adop\u200beration\u2060\ufeff", "cooperation"),  # invisible format chars
+        ("\uff02ｆｕｌｌ\uff02", '"full"'),  # full-width forms
+        ("می\u200cخواهم", "می\u200cخواهم"),  # ZWNJ is part of Persian spelling: kept
+        ("ภาษาไทย", "ภาษาไทย"),  # Thai kept
     ],
 )
 def test_normalize_text(raw, expected):
@@ -38,6 +47,27 @@ def test_normalize_is_idempotent_and_never_empties_letters(text):
     assert "  " not in norm and norm == norm.strip()
     if any(ch.isalpha() for ch in text):
         assert any(ch.isalpha() for ch in norm)
+
+
+def test_typographic_variants_hash_alike():
+    plain = 'He said "it\'s 5-10 minutes..." -- and left.'
+    cms = "He said \u201cit\u2019s 5\u201310 minutes\u2026\u201d \u2014 and\u00ad left.\u200b"
+    assert content_hash(cms) == content_hash(plain)
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("one two three", 3),
+        ("東京都渋谷区", 3),  # two Han/Kana characters make a word
+        ("ภาษาไทยดี", 2),  # five Thai code points make a word (rounded up)
+        ("東京 tokyo 2024", 3),
+        ("", 0),
+    ],
+)
+def test_word_length_means_the_same_in_every_script(text, words):
+    assert word_length(normalize_text(text)) == words
+    assert digest_text(text).n_words == words
 
 
 def test_pinned_content_hashes():
@@ -61,7 +91,7 @@ def test_piecewise_digest_equals_whole_digest(parts, piece):
     d = digest_text(text, piece_chars=piece)
     assert d.sha1 == hashlib.sha1(whole.encode()).hexdigest()
     assert d.n_chars == len(whole)
-    assert d.n_words == len(whole.split())
+    assert d.n_words == word_length(whole)
     assert d.sketch == whole[: len(d.sketch)]
 
 

@@ -323,6 +323,50 @@ def test_must_be_equal(first: str, second: str) -> None:
     assert a == canonicalize_url(second)
 
 
+# Session identifiers, dropped as the Internet Archive's and Heritrix's canonicalizers drop them.
+SESSION_CASES: list[tuple[str, str]] = [
+    ("https://example.com/a;jsessionid=ABC", "https://example.com/a"),
+    ("https://example.com/a;JSESSIONID=0A1B2C3D4E5F?id=3", "https://example.com/a?id=3"),
+    ("https://example.com/a/b;jsessionid=ABC/c", "https://example.com/a/b/c"),
+    ("https://example.com/a;phpsessid=abc123", "https://example.com/a"),
+    ("https://example.com/a?jsessionid=ABC&id=3", "https://example.com/a?id=3"),
+    ("https://example.com/a?PHPSESSID=9f86d081884c7d65&p=2", "https://example.com/a?p=2"),
+    (
+        "https://example.com/a.asp?ASPSESSIONIDQQGGQGPC=LKJHGFDSAQWE&x=1",
+        "https://example.com/a.asp?x=1",
+    ),
+    (
+        "https://example.com/a.cfm?CFID=12345&CFTOKEN=67890123&id=7",
+        "https://example.com/a.cfm?id=7",
+    ),
+    ("https://example.com/a?sid=9f86d081884c7d659a2feaa0c55ad015", "https://example.com/a"),
+    ("https://example.com/a?sid=k3j4h5g6f7d8s9a0p1o2i3u4&id=3", "https://example.com/a?id=3"),
+    ("https://example.com/a?sid=42", "https://example.com/a?sid=42"),
+    ("https://example.com/a?sid=sports", "https://example.com/a?sid=sports"),
+    (
+        "https://example.com/a?sid=abcdefghijklmnopqrstuvwxyz",
+        "https://example.com/a?sid=abcdefghijklmnopqrstuvwxyz",
+    ),
+    ("https://example.com/a;version=2", "https://example.com/a;version=2"),
+    ("https://example.com/a?session=ABC", "https://example.com/a?session=ABC"),
+]
+
+
+@pytest.mark.parametrize(("url", "expected"), SESSION_CASES)
+def test_session_identifiers(url: str, expected: str) -> None:
+    assert canonicalize_url(url) == expected
+    assert canonicalize_url(expected) == expected
+
+
+def test_session_identifiers_make_one_page() -> None:
+    assert canonicalize_url("https://example.com/a;jsessionid=ABC") == canonicalize_url(
+        "https://example.com/a"
+    )
+    assert canonicalize_url("http://example.com/a?sid=1") != canonicalize_url(
+        "http://example.com/a?sid=2"
+    )
+
+
 def test_non_string_input_returns_none() -> None:
     assert canonicalize_url(None) is None  # type: ignore[arg-type]
     assert canonicalize_url(b"http://example.com/") is None  # type: ignore[arg-type]

@@ -24,6 +24,7 @@ from typing import Any
 
 from .algorithms.election import DEFAULT_ELECTION, validate_election
 from .algorithms.minhash import MAX_NUM_PERM
+from .algorithms.text import NORMALIZATION_VERSION
 from .algorithms.urls import IgnoreRules
 from .errors import ConfigError
 
@@ -120,8 +121,10 @@ class Config:
 
     ``threshold`` is the similarity at or above which two pages are near-duplicates;
     ``distance`` the window of the ``levenshtein`` method; ``n_min`` ignores the pages of hosts
-    with fewer than ``n_min`` pages; ``min_words`` is the shortest normalized text (in words)
-    that may join a near-duplicate group (exact duplicates are still grouped).
+    with fewer than ``n_min`` pages; ``min_words`` is the shortest normalized text (in words,
+    :func:`~webdedup.algorithms.text.word_length`: in scripts without spaces two Chinese or
+    Japanese characters, or five Thai, Lao, Khmer or Burmese ones, count as a word) that may
+    join a near-duplicate group (exact duplicates are still grouped).
     ``similarity`` is how ``minhash`` verifies a candidate: ``overlap`` (shared shingles over
     the smaller page's shingles) or ``jaccard``; ``lsh_threshold`` is the Jaccard level the
     LSH bands are tuned to find candidates at (lower finds more, verification decides).
@@ -198,10 +201,13 @@ class Config:
         """The parameters whose change invalidates stored prepared rows, signatures and edges.
 
         Also the version of how band keys are computed, where it changed since the method
-        shipped: stored keys of an older version must not meet new ones.
+        shipped: stored keys of an older version must not meet new ones; and the versions of
+        text normalization (hashes, tokens) and of ``minhash`` verification (its grey zone).
         """
         banding = {"simhash_banding": 2} if self.method == "simhash" else {}
+        banding |= {"verification": 2} if self.method == "minhash" else {}
         return banding | {
+            "normalization": NORMALIZATION_VERSION,
             "method": self.method,
             "threshold": float(self.threshold),
             "distance": int(self.distance),

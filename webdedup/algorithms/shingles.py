@@ -1,7 +1,9 @@
 """Word n-gram shingles hashed to unsigned 64-bit integers, and exact Jaccard similarity.
 
 The input text is expected to be normalized already (NFKC, case-folded, whitespace collapsed),
-so the words are ``text.split()``.
+so the tokens are ``text.split()``, except that each character of a script written without
+spaces (Chinese, Japanese, Thai...) is a token of its own (:func:`~.text.tokens`): such text is
+shingled on character n-grams.
 
 Hashing scheme (stable across processes, machines and Python versions; never ``hash()``):
 
@@ -23,6 +25,9 @@ import zlib
 from collections.abc import Set
 
 import numpy as np
+
+from .text import has_unspaced
+from .text import tokens as text_tokens
 
 __all__ = ["DEFAULT_SHINGLE_SIZE", "jaccard", "shingle_hashes", "shingle_set", "fmix64"]
 
@@ -71,7 +76,7 @@ def _check_size(size: int) -> None:
 
 
 def shingle_hashes(text: str, size: int = DEFAULT_SHINGLE_SIZE) -> np.ndarray:
-    """Return the sorted unique uint64 hashes of the word ``size``-grams of ``text``.
+    """Return the sorted unique uint64 hashes of the token ``size``-grams of ``text``.
 
     A text with fewer than ``size`` words gives a single shingle made of all its words; an empty
     (or all-whitespace) text gives an empty array.
@@ -83,13 +88,17 @@ def shingle_hashes(text: str, size: int = DEFAULT_SHINGLE_SIZE) -> np.ndarray:
     1
     >>> shingle_hashes("").size
     0
+    >>> shingle_hashes("东京都渋谷区").size  # character 5-grams
+    2
     """
     if not isinstance(text, str):
         raise ValueError(f"text must be a str (decode bytes first), got {type(text).__name__}")
     _check_size(size)
     # bytes.split() (fast) splits on ASCII whitespace only. A normalized text has plain spaces
     # only; for any other text fall back to the str.split() words so tokens == text.split().
-    if _needs_str_split(text):
+    if has_unspaced(text):
+        tokens = [w.encode("utf-8", "surrogatepass") for w in text_tokens(text)]
+    elif _needs_str_split(text):
         tokens = [w.encode("utf-8", "surrogatepass") for w in text.split()]
     else:
         tokens = text.encode("utf-8", "surrogatepass").split()

@@ -18,10 +18,13 @@ The canonical key of a page is built by :func:`canonicalize_url`.  Its rules, in
 6. path: percent-encoding normalized (hex upper-cased, unreserved characters decoded,
    reserved ones such as ``%2F`` kept encoded, unsafe and non-ASCII characters encoded
    as UTF-8), then dot segments removed, then trailing slashes removed (the empty path
-   becomes ``/``); case is preserved;
+   becomes ``/``); case is preserved; session parameters of a path segment
+   (``;jsessionid=...``, ``;phpsessid=...``) dropped;
 7. query: ``+`` means a space and is written ``%20``; tracking parameters dropped
-   (:data:`TRACKING_PARAMS`, :data:`TRACKING_PARAM_PREFIXES`); empty ``&&`` pieces
-   dropped; the rest stably sorted by key; an empty query is dropped;
+   (:data:`TRACKING_PARAMS`, :data:`TRACKING_PARAM_PREFIXES`) and session identifiers
+   (:func:`_is_session_param`, as the Internet Archive's and Heritrix's canonicalizers
+   drop them); empty ``&&`` pieces dropped; the rest stably sorted by key; an empty query is
+   dropped;
 8. fragment: dropped, except a non-empty ``#!`` hashbang (AJAX-crawlable URLs).
 
 Example:
@@ -34,6 +37,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import ipaddress
+import re
 import string
 import unicodedata
 from collections.abc import Iterable
@@ -41,6 +45,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 __all__ = [
+    "SESSION_PARAMS",
     "TRACKING_PARAMS",
     "TRACKING_PARAM_PREFIXES",
     "IgnoreRules",
@@ -236,6 +241,44 @@ def _is_tracking_param(key: str) -> bool:
     return name in TRACKING_PARAMS or name.startswith(TRACKING_PARAM_PREFIXES)
 
 
+#: Query parameter names (lower-cased) that only ever carry a session identifier: Java
+#: servlets, PHP, ColdFusion. ``aspsessionid`` is a prefix (``ASPSESSIONIDQQGGQGPC``).
+SESSION_PARAMS: frozenset[str] = frozenset({"jsessionid", "phpsessid", "cfid", "cftoken"})
+_SESSION_PREFIX = "aspsessionid"
+#: ``sid`` is also a content parameter (a story id): dropped only when its value looks like
+#: a session: 16 or more hex digits, or 20 or more letters and digits mixed.
+_SID_HEX = re.compile(r"[0-9a-fA-F]{16,}")
+_SID_ALNUM = re.compile(r"(?=[0-9a-zA-Z]*[0-9])(?=[0-9a-zA-Z]*[a-zA-Z])[0-9a-zA-Z]{20,}")
+#: A session parameter of a path segment: ``/a;jsessionid=0A1B`` (up to the next ``/``).
+_PATH_SESSION = re.compile(r";(?:jsessionid|phpsessid)=[^/;]*", re.IGNORECASE)
+
+
+def _is_session_param(key: str, value: str) -> bool:
+    """Whether a (normalized) query parameter is a session identifier.
+
+    >>> _is_session_param("PHPSESSID", "x"), _is_session_param("ASPSESSIONIDQQGGQGPC", "x")
+    (True, True)
+    >>> _is_session_param("sid", "9f86d081884c7d659a2feaa0c55ad015"), _is_session_param("sid", "42")
+    (True, False)
+    """
+    name = unquote(key).lower()
+    if name in SESSION_PARAMS or name.startswith(_SESSION_PREFIX):
+        return True
+    if name == "sid":
+        value = unquote(value)
+        return bool(_SID_HEX.fullmatch(value) or _SID_ALNUM.fullmatch(value))
+    return False
+
+
+def _strip_path_sessions(path: str) -> str:
+    """``path`` without ``;jsessionid=``/``;phpsessid=`` segment parameters.
+
+    >>> _strip_path_sessions("/shop/item;jsessionid=0A1B2C3D/detail;JSESSIONID=FF")
+    '/shop/item/detail'
+    """
+    return _PATH_SESSION.sub("", path) if ";" in path else path
+
+
 def _normalize_query(query: str) -> str:
     """Canonical query string: tracking parameters dropped, stably sorted by key.
 
@@ -251,6 +294,8 @@ def _normalize_query(query: str) -> str:
         if _is_tracking_param(key):
             continue
         value = _normalize_percent(value.replace("+", "%20"), _QUERY_SAFE)
+        if _is_session_param(key, value):
+            continue
         pairs.append((key, key + sep + value))
     pairs.sort(key=lambda pair: pair[0])
     return "&".join(text for _, text in pairs)
@@ -418,7 +463,7 @@ def _canonicalize_once(url: str) -> str | None:
     result = ["https://", host]
     if port:
         result.append(":" + port)
-    result.append(_normalize_path(parts.path))
+    result.append(_normalize_path(_strip_path_sessions(parts.path)))
     query = _normalize_query(parts.query)
     if query:
         result.append("?" + query)

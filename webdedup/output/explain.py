@@ -1,6 +1,8 @@
 """Why two pages are, or are not, in one duplicate group.
 
 :func:`explain_pair` looks both pages up (by id, by URL, or by the canonical form of a URL),
+scores them as the last run did (:func:`run_score`: the run's method, ``NearSpec``, text
+window and measure, rebuilt from the stored configuration, and the measure that decided),
 compares their texts with every measure webdedup knows, finds the chain that links them
 (shared canonical URL, shared content hash, verified near-duplicate edges of
 ``_webdedup_edges``) and says which one the election order prefers and on which key.
@@ -27,17 +29,18 @@ from rapidfuzz import fuzz
 from ..algorithms import minhash, simhash
 from ..algorithms.election import DEFAULT_ELECTION, ELECTION_KEYS, validate_election
 from ..algorithms.election import explain as election_values
-from ..algorithms.html_text import extract_text
 from ..algorithms.shingles import jaccard, shingle_hashes
-from ..algorithms.text import SKETCH_CHARS, normalize_text
+from ..algorithms.sketch import LEVENSHTEIN_MAX_CHARS, NearSpec, features, verify
+from ..algorithms.text import SKETCH_CHARS, digest_text
 from ..algorithms.urls import canonicalize_url
-from ..errors import InputError
+from ..config import Config
+from ..errors import ConfigError, InputError
 from ..store import sql
-from ..store.pages import as_text
+from ..store.pages import PageInput, as_text, page_text
 from .source import Source, open_source
 
-#: Characters of normalized text compared by the Levenshtein ratio (as the sketches are capped).
-RATIO_CHARS = SKETCH_CHARS
+#: Characters of normalized text compared by the Levenshtein ratio (as the run compares them).
+RATIO_CHARS = LEVENSHTEIN_MAX_CHARS
 #: Nodes a search for an edge path may visit before it gives up.
 MAX_PATH_NODES = 100_000
 
@@ -80,9 +83,8 @@ def _page(conn: sqlite3.Connection, layout: Source, page_id: int) -> dict[str, A
     page = rows[0]
     text = page.pop("text")
     html = page.pop("html")
-    if not text and html:
-        text = extract_text(html)
-    page["normalized_text"] = normalize_text(text or "")
+    raw = PageInput(page_id, None, as_text(text), html)
+    page["normalized_text"] = digest_text(page_text(raw)).sketch  # as the run reads it
     if page["is_canonical"] is not None:
         page["is_canonical"] = bool(page["is_canonical"])
     return page
@@ -97,6 +99,50 @@ def _sketch(conn: sqlite3.Connection, page_id: int) -> np.ndarray | None:
     except ValueError:
         return None
     return sig
+
+
+def run_config(stored: dict[str, Any]) -> Config:
+    """The configuration of the last run, from its stored form (defaults when unusable)."""
+    known = {k: v for k, v in stored.items() if k not in ("columns",)}
+    try:
+        return Config.from_mapping(known)
+    except (ConfigError, TypeError, ValueError):
+        return Config()
+
+
+def run_score(config: Config, text_a: str, text_b: str) -> dict[str, Any]:
+    """The similarity the run computes for two normalized texts, and the measure that decided.
+
+    The same code path as phase 4: ``minhash`` verifies on shingles and, in its grey zone, on
+    the Levenshtein ratio (:func:`~webdedup.algorithms.sketch.verify`); ``simhash`` on the
+    SimHashes; ``levenshtein`` on the Indel ratio of the first ``LEVENSHTEIN_MAX_CHARS``
+    characters. ``score`` is rounded as the stored edge scores are.
+    """
+    spec = NearSpec.from_config(config)
+    out: dict[str, Any] = {"method": spec.method, "threshold": spec.threshold}
+    if spec.method == "minhash":
+        v = verify(spec, features(spec, text_a), features(spec, text_b))
+        out |= {
+            "score": round(float(v.score), 6),
+            "measure": v.measure,
+            "shingle_measure": spec.similarity,
+            "shingle_score": round(float(v.shingle_score or 0.0), 6),
+            "compared_chars": SKETCH_CHARS
+            if v.measure != "levenshtein"
+            else LEVENSHTEIN_MAX_CHARS,
+        }
+    elif spec.method == "simhash":
+        score = simhash.similarity(simhash.simhash(text_a), simhash.simhash(text_b))
+        out |= {"score": round(score, 6), "measure": "simhash", "compared_chars": SKETCH_CHARS}
+    else:
+        a, b = text_a[:LEVENSHTEIN_MAX_CHARS], text_b[:LEVENSHTEIN_MAX_CHARS]
+        out |= {
+            "score": round(fuzz.ratio(a, b) / 100.0, 6),
+            "measure": "levenshtein",
+            "compared_chars": LEVENSHTEIN_MAX_CHARS,
+        }
+    out["edge"] = out["score"] >= spec.threshold
+    return out
 
 
 def similarities(
@@ -188,6 +234,11 @@ def _edge_path(
     return steps
 
 
+def _word_count(conn: sqlite3.Connection, page_id: int) -> int | None:
+    row = _webdedup_prepared(conn, page_id)
+    return None if row is None else getattr(row, "word_count", None)
+
+
 def _webdedup_prepared(conn: sqlite3.Connection, page_id: int | None) -> SimpleNamespace | None:
     if page_id is None:
         return None
@@ -255,8 +306,10 @@ def explain_pair(
 ) -> dict[str, Any]:
     """Explain how two pages of an annotated database relate (a JSON-ready dict).
 
-    Keys: ``pages`` (both pages' annotations), ``similarity`` (MinHash estimate, true
-    Jaccard of word shingles, Levenshtein ratio, SimHash similarity), ``threshold``, ``link``
+    Keys: ``pages`` (both pages' annotations), ``run`` (the score the run computes, the
+    measure that decided it, whether it makes an edge: :func:`run_score`), ``similarity``
+    (MinHash estimate, true Jaccard of shingles, Levenshtein ratio, SimHash similarity),
+    ``threshold``, ``link``
     (same group?, the chain of url/exact/near hops that links them, or ``None``) and
     ``election`` (the order, each page's election values, and which page wins on which key).
     """
@@ -267,6 +320,12 @@ def explain_pair(
             id_b = resolve_page(conn, layout, ref_b)
             page_a, page_b = _page(conn, layout, id_a), _page(conn, layout, id_b)
             cfg = layout.config
+            config = run_config(cfg)
+            run = run_score(config, page_a["normalized_text"], page_b["normalized_text"])
+            words = {p["id"]: _word_count(conn, p["id"]) for p in (page_a, page_b)}
+            short = [pid for pid, n in words.items() if n is not None and n < config.min_words]
+            if short:
+                run["too_short"] = short
             sims = similarities(
                 page_a.pop("normalized_text"),
                 page_b.pop("normalized_text"),
@@ -286,6 +345,7 @@ def explain_pair(
     return {
         "pages": [page_a, page_b],
         "similarity": sims,
+        "run": run,
         "method": cfg.get("method"),
         "threshold": cfg.get("threshold"),
         "link": {
@@ -337,6 +397,19 @@ def format_explanation(e: dict[str, Any]) -> str:
             f"   group {p['dup_group']} ({p['dup_group_size']} pages), {role}, "
             f"dup_score {p['dup_score']}",
         ]
+    r = e.get("run")
+    if r:
+        decided = f"{r['measure']} {r['score']:.4f}"
+        if r.get("shingle_score") is not None and r["measure"] != r.get("shingle_measure"):
+            decided += f" ({r['shingle_measure']} {r['shingle_score']:.4f} was in the grey zone)"
+        verdict = "an edge" if r["edge"] else "no edge"
+        lines.append(
+            f"run's score: {decided}, threshold {r['threshold']} -> {verdict} "
+            f"(method {r['method']}, first {r['compared_chars']:,} characters compared)"
+        )
+        if r.get("too_short"):
+            ids = ", ".join(f"#{i}" for i in r["too_short"])
+            lines.append(f"   {ids} under min_words: never compared as near-duplicates")
     s = e["similarity"]
     lines += [
         "similarity:",

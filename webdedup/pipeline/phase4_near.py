@@ -5,11 +5,13 @@ while the text is in hand (``phase1_prepare.prepare_batch``). The nodes of phase
 texts of the exact groups (``sql/near_nodes.sql``). Candidates are pairs of nodes of different
 groups that share a band key (an SQL self-join on an index); each candidate is **verified**
 before it becomes an edge: the overlap coefficient (or Jaccard) of the true shingle sets for
-``minhash``, the SimHash similarity for ``simhash``. The ``levenshtein`` method compares each
+``minhash`` (in its grey zone, the Levenshtein ratio: :func:`~webdedup.algorithms.sketch.verify`),
+the SimHash similarity for ``simhash``. The ``levenshtein`` method compares each
 node with the next ``distance`` ones in canonical-URL order instead. Edges are lifted to the
 exact groups and clustered by :func:`~webdedup.algorithms.cluster.group_near` (stars, no chaining).
 
-Pages with fewer than ``min_words`` words are never sketched nor compared.
+Pages shorter than ``min_words`` words (:func:`~webdedup.algorithms.text.word_length`) are
+never sketched nor compared.
 """
 
 from __future__ import annotations
@@ -21,9 +23,8 @@ import numpy as np
 
 from ..algorithms.cluster import component_edges, group_near
 from ..algorithms.election import order_by_sql
-from ..algorithms.shingles import shingle_hashes
 from ..algorithms.simhash import HASH_BITS, hamming_distances
-from ..algorithms.sketch import NearSpec, pair_score, text_similarity
+from ..algorithms.sketch import NearSpec, features, pair_score, text_similarity
 from ..algorithms.text import digest_text
 from ..parallel import ordered_map
 from ..store import run_script, sql
@@ -135,7 +136,7 @@ def _hash_pair(hashes: dict[int, str], a: int, b: int) -> tuple[str, str]:
 def score_pairs(
     spec: NearSpec, feats: dict[int, Any], pairs: Iterable[tuple[int, int]]
 ) -> dict[tuple[int, int], float]:
-    """The similarity of each candidate pair (features: shingle arrays or SimHashes)."""
+    """The similarity of each candidate pair (features: :func:`features` or SimHashes)."""
     return {(a, b): round(float(pair_score(spec, feats[a], feats[b])), 6) for a, b in pairs}
 
 
@@ -143,10 +144,7 @@ def verify_chunk(
     spec: NearSpec, pages: dict[int, PageInput], pairs: Sequence[tuple[int, int]]
 ) -> dict[tuple[int, int], float]:
     """Score candidate pairs from the raw pages (pure; runs in worker processes)."""
-    feats = {
-        pid: shingle_hashes(digest_text(page_text(page)).sketch, spec.shingle_size)
-        for pid, page in pages.items()
-    }
+    feats = {pid: features(spec, digest_text(page_text(p)).sketch) for pid, p in pages.items()}
     return score_pairs(spec, feats, pairs)
 
 
