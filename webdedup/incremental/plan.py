@@ -9,6 +9,7 @@ renumbered (which no trigger sees).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 
@@ -59,7 +60,8 @@ def plan_run(conn: sqlite3.Connection, config: Config, layout: Layout, full: boo
         return Plan("full", reason, seq, tracked)
     stored = meta_value(conn, "fingerprint")
     if stored != config.fingerprint():
-        changed = config.changed_from(stored_config(conn))
+        shaping = meta_value(conn, "shaping")  # recorded since 2026-11-23; else the config
+        changed = config.changed_from(json.loads(shaping) if shaping else stored_config(conn))
         what = "; ".join(changed) if changed else f"fingerprint {stored} -> {config.fingerprint()}"
         return Plan(
             "full",

@@ -347,6 +347,7 @@ def _record_run(conn: sqlite3.Connection, config: Config, started: str, r: RunRe
     }
     cur = conn.execute(sql("record_run"), row)
     set_meta(conn, "fingerprint", config.fingerprint())
+    set_meta(conn, "shaping", json.dumps(config.shaping_parameters(), sort_keys=True))
     set_meta(conn, "config", json.dumps(asdict(config), sort_keys=True, default=list))
     set_meta(conn, "webdedup_version", __version__)
     return int(cur.lastrowid or 0)
