@@ -358,3 +358,24 @@ def test_a_database_annotated_by_an_older_webdedup_asks_for_one_db_run(tmp_path)
     assert res.exit_code == 3 and "older webdedup (state schema 3)" in res.output
     assert invoke("db", str(path), "-q").exit_code == 0  # upgrades the state: one full run
     assert invoke("export", str(path), "--json", str(tmp_path / "r.json")).exit_code == 0
+
+
+def test_export_into_a_named_pipe_writes_through_it_and_leaves_it_a_pipe(tmp_path):
+    """A path that is not a regular file (/dev/null, a pipe) is written to, never renamed
+    over: 'export --json /dev/null' as root had replaced /dev/null with a file."""
+    import os
+    import stat
+    import threading
+
+    path = write_pages(tmp_path / "c.sqlite", crawl_with_duplicates(5))
+    Deduplicator().run_on_db(path)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    res = invoke("export", str(path), "--json", str(fifo))
+    reader.join(timeout=10)
+    assert res.exit_code == 0, res.output
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert json.loads(got[0])["meta"]

@@ -30,12 +30,24 @@ def open_output(target: str | Path | TextIO, *, newline: str | None = None) -> I
     """A UTF-8 text file to write to.
 
     A path is written to a temporary file beside it, renamed over the path only once
-    everything is written; an open text file (e.g. ``sys.stdout``) is used as it is.
+    everything is written; an open text file (e.g. ``sys.stdout``) is used as it is, and so
+    is a path that is not a regular file (``/dev/null``, a named pipe): renaming over it
+    would replace a device with a file.
     """
     if not isinstance(target, str | Path):
         yield target
         return
     path = Path(target)
+    if path.exists() and not path.is_file():  # a device, a pipe (a folder fails below)
+        if path.is_dir():
+            raise OutputError(f"can't write {path}: it is a folder")
+        try:
+            fh = path.open("w", encoding="utf-8", newline=newline)
+        except OSError as exc:
+            raise OutputError(f"can't write {path}: {exc.strerror or exc}") from exc
+        with fh:
+            yield fh
+        return
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise OutputError(f"can't write {path}: folder {folder} does not exist")
