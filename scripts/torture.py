@@ -33,7 +33,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests" / "adversarial"), str(ROOT / "tests")]
 
 from conftest import SHARED_DATA, crawl_with_duplicates, real_texts, write_pages  # noqa: E402
-from crashkit import annotations, crawler_rows, integrity, kill_after, run  # noqa: E402
+from crashkit import (  # noqa: E402
+    annotations,
+    completed_runs,
+    crawler_rows,
+    integrity,
+    kill_after,
+    run,
+)
 
 WRITER = ROOT / "tests" / "adversarial" / "writer.py"
 WARCS = [
@@ -63,14 +70,6 @@ def change_pages(path: Path) -> None:
     conn.execute("DELETE FROM pages WHERE id % 13 = 0")
     conn.commit()
     conn.close()
-
-
-def completed_runs(path: Path) -> int:
-    conn = sqlite3.connect(path)
-    try:
-        return int(conn.execute("SELECT count(*) FROM _webdedup_runs").fetchone()[0])
-    finally:
-        conn.close()
 
 
 def kill_scenario(work: Path, name: str, kills: int, originals: int) -> dict:

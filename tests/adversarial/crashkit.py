@@ -12,18 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-#: The output columns webdedup adds to pages (the rest of a row is the crawler's).
-OUTPUT = (
-    "canonical_url",
-    "content_hash",
-    "exact_group_size",
-    "dup_group",
-    "dup_group_size",
-    "canonical_id",
-    "is_canonical",
-    "dup_kind",
-    "dup_score",
-)
+from conftest import OUTPUT, annotations  # noqa: F401 - annotations is re-exported
+
 CLI = "import sys; from webdedup.cli import cli; sys.argv[0] = 'webdedup'; cli()"
 
 
@@ -95,12 +85,11 @@ def crawler_rows(path: Path, table: str = "pages") -> dict[int, tuple[Any, ...]]
         conn.close()
 
 
-def annotations(path: Path, table: str = "pages") -> dict[int, tuple[Any, ...]]:
-    """``{rowid: the output columns}`` of ``table``."""
+def completed_runs(path: Path) -> int:
+    """How many runs ``_webdedup_runs`` records (a killed run records none)."""
     conn = sqlite3.connect(path)
     try:
-        names = ", ".join(OUTPUT)
-        return {r[0]: tuple(r[1:]) for r in conn.execute(f'SELECT rowid, {names} FROM "{table}"')}
+        return int(conn.execute("SELECT count(*) FROM _webdedup_runs").fetchone()[0])
     finally:
         conn.close()
 

@@ -19,7 +19,17 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED_DATA, crawl_with_duplicates, write_pages
-from crashkit import alive, annotations, children, crawler_rows, integrity, kill_after, run, start
+from crashkit import (
+    alive,
+    annotations,
+    children,
+    completed_runs,
+    crawler_rows,
+    integrity,
+    kill_after,
+    run,
+    start,
+)
 
 KILLS = 3  # per scenario here; scripts/torture.py --kills for more
 WARCS = [
@@ -85,14 +95,6 @@ def test_sigkill_db_at_random_moments(tmp_path, scenario):
     for _ in range(completed_runs(path) - completed_runs(twin)):
         run("db", str(twin), *extra)
     assert annotations(path) == annotations(twin)
-
-
-def completed_runs(path: Path) -> int:
-    conn = sqlite3.connect(path)
-    try:
-        return int(conn.execute("SELECT count(*) FROM _webdedup_runs").fetchone()[0])
-    finally:
-        conn.close()
 
 
 def test_sigkill_restore_at_random_moments(tmp_path):
