@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
-"""Speed and memory of `webdedup db` per method on a labelled corpus (prints figures).
+"""Speed, memory and disk writes of `webdedup db` on a labelled corpus, beside its peers.
 
-    python scripts/bench.py                      # 20,000 pages, every method
-    python scripts/bench.py --pages 5000 --methods minhash
+    python scripts/bench.py                      # 20,000 real-length pages, minhash + peers
+    python scripts/bench.py --methods minhash,simhash,levenshtein --no-peers
+    python scripts/bench.py --lengths short      # the old corpus: 4-10 paragraphs a page
+    python scripts/bench.py --pages 1000000 --methods minhash --repeat 1 --growth
     python scripts/bench.py --pages 200000 --nightly 2000   # full run, then a nightly run
-    python scripts/bench.py --pages 200000 --nightly 2000 --methods levenshtein
     python scripts/bench.py --ingest                         # ingest with extraction, 2 cores
 
-Each run is a fresh copy of the corpus database, run in its own process so its peak memory
-(max RSS) can be read; pages/s is pages over the run's wall time end to end (all phases,
-write-back included). The share of each phase comes from the run's own timings.
+The corpus comes from ``scripts/make_corpus.py`` (``--lengths real`` by default: each
+synthesized page as long as a real text drawn at random, mean about 8.5 KB, a tail beyond
+300 KB) and is built once and kept in ``--cache`` for later runs. Each run is a fresh copy
+of it, run in its own process so that its peak memory, CPU time and the bytes it wrote
+(``/proc/self/io``) can be read; pages/s and MB/s (of page text) are over the run's wall time
+end to end (all phases, write-back included). The peers (``scripts/bench_peers.py``: a plain
+rensa and a plain datasketch MinHash-LSH pipeline, one core each) run on the same corpus in
+the same invocation, interleaved with webdedup's runs, so that the ratios hold however fast
+the machine is that day.
 """
 
 from __future__ import annotations
@@ -30,40 +37,97 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = """
-import json, resource, sys, time
+import json, os, resource, sys, time
 from webdedup import Deduplicator
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 r = Deduplicator(method=sys.argv[2]).run_on_db(sys.argv[1])
 wall = time.perf_counter() - t0
+io = dict(line.split(": ") for line in open("/proc/self/io").read().splitlines())
+children = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"wall": wall, "timings": r.timings, "pages": r.pages, "mode": r.mode,
-                  "processed": r.processed, "near": r.near_duplicates,
+                  "processed": r.processed, "near": r.near_duplicates, "groups": r.groups,
                   "candidates": r.candidates, "edges": r.edges,
-                  "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+                  "cpu": time.process_time() - c0 + children.ru_utime + children.ru_stime,
+                  "write_bytes": int(io["write_bytes"]),
+                  "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "worker_maxrss_kib": children.ru_maxrss}))
 """
 
 
-def build_corpus(path: Path, pages: int, seed: int) -> None:
+def load_make_corpus():
     spec = importlib.util.spec_from_file_location(
         "make_corpus", ROOT / "scripts" / "make_corpus.py"
     )
     module = importlib.util.module_from_spec(spec)
     sys.modules["make_corpus"] = module
     spec.loader.exec_module(module)
-    module.build_corpus(str(path), pages, seed, measure=False)
+    return module
 
 
-def run_method(corpus: Path, method: str, workdir: Path, repeat: int) -> dict:
-    """The median run (by wall time) of ``repeat`` runs, each on a fresh copy of the corpus."""
-    results = []
-    for _ in range(repeat):
-        db = workdir / f"bench-{method}.sqlite"
-        shutil.copy(corpus, db)
-        results.append(run_child(db, method))
-        db.unlink()
-    results.sort(key=lambda r: r["wall"])
-    median = results[len(results) // 2]
-    median["all_walls"] = [round(r["wall"], 2) for r in results]
-    return median
+def build_corpus(path: Path, pages: int, seed: int, lengths: str = "real") -> None:
+    load_make_corpus().build_corpus(str(path), pages, seed, measure=False, lengths=lengths)
+
+
+def cached_corpus(cache: Path, pages: int, seed: int, lengths: str) -> Path:
+    """The corpus file for these parameters, built once and kept in ``cache``."""
+    cache.mkdir(parents=True, exist_ok=True)
+    path = cache / f"corpus-{pages}-seed{seed}-{lengths}.sqlite"
+    if not path.exists():
+        t0 = time.perf_counter()
+        print(f"building the corpus {path} (once) ...", flush=True)
+        partial = path.with_suffix(".partial")
+        build_corpus(partial, pages, seed, lengths)
+        partial.rename(path)
+        print(f"  built in {time.perf_counter() - t0:.0f} s", flush=True)
+    return path
+
+
+def text_bytes(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        (n,) = conn.execute("SELECT sum(length(CAST(content AS BLOB))) FROM pages").fetchone()
+    return int(n or 0)
+
+
+def state_bytes(db: Path) -> int:
+    """Bytes of webdedup's own tables and indexes in ``db`` (SQLite's dbstat)."""
+    with sqlite3.connect(db) as conn:
+        (n,) = conn.execute(
+            "SELECT sum(pgsize) FROM dbstat WHERE name LIKE '\\_webdedup%' ESCAPE '\\'"
+        ).fetchone()
+    return int(n or 0)
+
+
+def run_webdedup(corpus: Path, method: str, workdir: Path) -> dict:
+    """One run on a fresh copy of the corpus, with its database's sizes."""
+    db = workdir / f"bench-{method}.sqlite"
+    shutil.copy(corpus, db)
+    before = db.stat().st_size
+    result = run_child(db, method)
+    result["db_before"] = before
+    result["db_after"] = db.stat().st_size
+    result["state_bytes"] = state_bytes(db)
+    db.unlink()
+    return result
+
+
+def run_peer(corpus: Path, peer: str, workdir: Path) -> dict:
+    db = workdir / f"bench-{peer}.sqlite"
+    shutil.copy(corpus, db)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench_peers.py"), peer, str(db)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    db.unlink()
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def median(results: list[dict]) -> dict:
+    ordered = sorted(results, key=lambda r: r["wall"])
+    out = dict(ordered[len(ordered) // 2])
+    out["all_walls"] = [round(r["wall"], 2) for r in results]
+    return out
 
 
 def run_child(db: Path, method: str) -> dict:
@@ -71,6 +135,47 @@ def run_child(db: Path, method: str) -> dict:
         [sys.executable, "-c", CHILD, str(db), method], capture_output=True, text=True, check=True
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def available_peers(names: list[str]) -> list[str]:
+    found = []
+    for name in names:
+        if importlib.util.find_spec(name) is None:
+            print(f"peer {name}: not installed (pip install -e '.[bench]'), skipped")
+        else:
+            found.append(name)
+    return found
+
+
+def subset(corpus: Path, pages: int, workdir: Path) -> Path:
+    """A copy of the corpus with its first ``pages`` page ids only."""
+    db = workdir / f"subset-{pages}.sqlite"
+    shutil.copy(corpus, db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM pages WHERE id > ?", (pages,))
+    with sqlite3.connect(db) as conn:
+        conn.execute("VACUUM")
+    return db
+
+
+def growth(corpus: Path, total: int, work: Path) -> None:
+    """How time and memory grow with the number of pages (minhash, one run each)."""
+    sizes = [n for n in (100_000, 300_000) if n < total] + [total]
+    print("growth (minhash, full run on the first N pages of the corpus)")
+    print(f"{'pages':>10} {'wall s':>8} {'pages/s':>8} {'peak MiB':>9} {'wall/page vs first':>19}")
+    first = None
+    for n in sizes:
+        db = corpus if n == total else subset(corpus, n, work)
+        r = run_webdedup(db, "minhash", work)
+        if db != corpus:
+            db.unlink()
+        per_page = r["wall"] / n
+        first = first or per_page
+        print(
+            f"{n:>10,} {r['wall']:>8.1f} {n / r['wall']:>8,.0f} {r['maxrss_kib'] / 1024:>9.0f} "
+            f"{per_page / first:>18.2f}x",
+            flush=True,
+        )
 
 
 def nightly(corpus: Path, pages: int, new: int, work: Path, method: str) -> None:
@@ -132,9 +237,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--methods",
-        help="Comma-separated methods (default: all three; minhash alone with --nightly).",
+        "--lengths",
+        choices=("real", "short"),
+        default="real",
+        help="text lengths of the corpus (make_corpus.py --lengths; default: real)",
     )
+    parser.add_argument(
+        "--methods", default="minhash", help="Comma-separated methods (default: minhash)."
+    )
+    parser.add_argument(
+        "--peers",
+        default="rensa,datasketch",
+        help="Peer pipelines run beside webdedup (scripts/bench_peers.py).",
+    )
+    parser.add_argument("--no-peers", action="store_true", help="Run webdedup alone.")
     parser.add_argument(
         "--nightly",
         type=int,
@@ -142,9 +258,18 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="Measure a nightly run: a full run over --pages, then NEW pages added.",
     )
+    parser.add_argument(
+        "--growth", action="store_true", help="Also run 100k and 300k-page subsets."
+    )
     parser.add_argument("--repeat", type=int, default=3, help="Runs per method (median shown).")
     parser.add_argument("--ingest", action="store_true", help="Measure webdedup ingest instead.")
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path.home() / ".cache" / "webdedup-bench",
+        help="Where corpora are built once and kept (default: ~/.cache/webdedup-bench).",
+    )
     args = parser.parse_args(argv)
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
@@ -154,36 +279,62 @@ def main(argv: list[str] | None = None) -> int:
         if args.ingest:
             bench_ingest(args.data, 2, work)
             return 0
-        corpus = work / "corpus.sqlite"
-        build_corpus(corpus, args.pages + args.nightly, args.seed)
+        corpus = cached_corpus(args.cache, args.pages + args.nightly, args.seed, args.lengths)
         if args.nightly:
-            for method in (args.methods or "minhash").split(","):
+            for method in args.methods.split(","):
                 nightly(corpus, args.pages, args.nightly, work, method)
             return 0
+        text = text_bytes(corpus)
+        mb = text / 1e6
         print(
-            f"corpus: {args.pages:,} pages (scripts/make_corpus.py, seed {args.seed}), "
-            f"{corpus.stat().st_size / 1e6:.0f} MB"
+            f"corpus: {args.pages:,} pages (make_corpus.py --lengths {args.lengths}, seed "
+            f"{args.seed}), {mb:,.0f} MB of text (mean {text / args.pages / 1000:.1f} KB a page), "
+            f"database {corpus.stat().st_size / 1e6:,.0f} MB"
         )
-        print(f"median of {args.repeat} runs a method (all wall times in the last column)")
+        methods = args.methods.split(",")
+        peers = [] if args.no_peers else available_peers(args.peers.split(","))
+        runs: dict[str, list[dict]] = {name: [] for name in methods + peers}
+        for _ in range(args.repeat):  # interleaved: drift hits every contender alike
+            for method in methods:
+                runs[method].append(run_webdedup(corpus, method, work))
+            for peer in peers:
+                runs[peer].append(run_peer(corpus, peer, work))
+        print(f"median of {args.repeat} runs each, interleaved (all wall times in the last column)")
         print(
-            f"{'method':<12} {'wall s':>8} {'pages/s':>9} {'peak MiB':>9} {'candidates':>11} "
-            f"{'edges':>7} {'near':>6}  runs"
+            f"{'pipeline':<20} {'wall s':>7} {'CPU s':>7} {'pages/s':>8} {'MB/s':>6} "
+            f"{'peak MiB':>9} {'groups':>7}  runs"
         )
-        shares = None
-        for method in (args.methods or "minhash,simhash,levenshtein").split(","):
-            r = run_method(corpus, method, work, args.repeat)
+        best = {name: median(rs) for name, rs in runs.items()}
+        for name, r in best.items():
+            label = f"webdedup {name}" if name in methods else f"{name} (peer)"
+            peak = r["maxrss_kib"] / 1024
+            extra = ""
+            if "worker_maxrss_kib" in r:
+                extra = f" (+{r['worker_maxrss_kib'] / 1024:.0f} a worker)"
             print(
-                f"{method:<12} {r['wall']:>8.2f} {r['pages'] / r['wall']:>9,.0f} "
-                f"{r['maxrss_kib'] / 1024:>9.0f} {r['candidates']:>11,} {r['edges']:>7,} "
-                f"{r['near']:>6,}  {r['all_walls']}"
+                f"{label:<20} {r['wall']:>7.2f} {r['cpu']:>7.1f} {args.pages / r['wall']:>8,.0f} "
+                f"{mb / r['wall']:>6.1f} {peak:>9.0f} {r['groups']:>7,}  {r['all_walls']}{extra}"
             )
-            if method == "minhash":
-                shares = r["timings"], r["wall"]
-        if shares:
-            timings, wall = shares
-            print("minhash (median run), share of wall time by phase:")
-            for phase, seconds in timings.items():
-                print(f"  {phase:<12} {seconds:>7.2f} s  {100 * seconds / wall:>5.1f}%")
+        for method in methods:
+            r = best[method]
+            for peer in peers:
+                ratio = r["wall"] / best[peer]["wall"]
+                print(f"webdedup {method} / {peer}: {ratio:.2f} x the peer's wall time")
+            print(
+                f"webdedup {method}: wrote {r['write_bytes'] / 1e6:,.0f} MB = "
+                f"{r['write_bytes'] / r['db_after']:.2f} x the database "
+                f"({r['db_before'] / 1e6:,.0f} MB before, {r['db_after'] / 1e6:,.0f} MB after); "
+                f"its state {r['state_bytes'] / 1e6:,.0f} MB = "
+                f"{100 * r['state_bytes'] / text:.0f}% of the text"
+            )
+            print(f"webdedup {method} (median run), by phase:")
+            for phase, seconds in r["timings"].items():
+                if phase in ("write_lock",):
+                    continue
+                rate = f"{args.pages / seconds:>9,.0f} pages/s" if seconds > 0 else ""
+                print(f"  {phase:<14} {seconds:>7.2f} s {100 * seconds / r['wall']:>5.1f}% {rate}")
+        if args.growth:
+            growth(corpus, args.pages, work)
     return 0
 
 

@@ -428,7 +428,21 @@ class Pool:
         return out
 
     def synth_text(self, rng: Random) -> list[str]:
+        if getattr(self, "real_lengths", None):
+            return self.synth_real_length(rng)
         return self.synth_paragraphs(rng, rng.randint(4, 10))
+
+    def synth_real_length(self, rng: Random) -> list[str]:
+        """Paragraphs up to a length drawn from the real texts' lengths (``--lengths real``)."""
+        target = self.real_lengths[rng.randrange(len(self.real_lengths))]
+        bucket = self.pick_bucket(rng)
+        out: list[str] = []
+        size = 0
+        while size < target or len(out) < 2:
+            para = self.synth_paragraphs(rng, 1, bucket)[0]
+            out.append(para)
+            size += len(para.encode()) + 1
+        return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -800,14 +814,26 @@ def measure_synth_overlap(texts: list[str], rng: Random, sample: int = 1000) -> 
 def build_corpus(path, pages: int, seed: int, mix: tuple[float, float, float] = DEFAULT_MIX,
                  derived_weights: dict[str, float] | None = None,
                  negative_weights: dict[str, float] | None = None,
-                 data_dir: Path = DEFAULT_DATA, measure: bool = True) -> dict:
-    """Write a labelled corpus of exactly ``pages`` pages to ``path``; return a summary."""
+                 data_dir: Path = DEFAULT_DATA, measure: bool = True,
+                 lengths: str = "short") -> dict:
+    """Write a labelled corpus of exactly ``pages`` pages to ``path``; return a summary.
+
+    ``lengths="short"`` (the default) synthesizes originals of 4-10 paragraphs (about 2 KB);
+    ``lengths="real"`` makes each synthesized original as long as a real text of the pool
+    drawn at random (UTF-8 bytes: mean about 8.5 KB, median 5 KB, a tail beyond 300 KB), so
+    the whole corpus has the text lengths of real article pages.
+    """
+    if lengths not in ("short", "real"):
+        raise ValueError(f"lengths must be 'short' or 'real', got {lengths!r}")
     t0 = time.perf_counter()
     if pages < 20:
         raise ValueError("need at least 20 pages")
     derived_weights = derived_weights or DEFAULT_DERIVED_WEIGHTS
     negative_weights = negative_weights or DEFAULT_NEGATIVE_WEIGHTS
     pool = get_pool(Path(data_dir))
+    pool.real_lengths = (
+        sorted(len(d["text"].encode()) for d in pool.docs) if lengths == "real" else []
+    )
     rng = Random(f"webdedup-corpus:{seed}")
 
     share_o, share_d, share_n = (x / sum(mix) for x in mix)
@@ -1060,7 +1086,7 @@ def build_corpus(path, pages: int, seed: int, mix: tuple[float, float, float] = 
     if leftover:  # pragma: no cover - a planning bug
         raise RuntimeError(f"{leftover} page ids unused")
     summary = {
-        "path": str(path), "pages": pages, "seed": seed, "mix": list(mix),
+        "path": str(path), "pages": pages, "seed": seed, "mix": list(mix), "lengths": lengths,
         "real_originals": n_real, "synthesized_originals": n_synth,
         "kinds": dict(sorted(w.kinds.items())), "negative_groups": neg_group,
         "pool": {"texts": len(pool.docs), "aed_pages": len(pool.aed), "dropped": pool.dropped,
@@ -1083,12 +1109,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-measure", action="store_true",
                     help="skip measuring shingle overlap between synthesized originals")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    ap.add_argument("--lengths", choices=("short", "real"), default="short",
+                    help="text lengths of synthesized originals: 'short' (4-10 paragraphs, "
+                         "about 2 KB) or 'real' (drawn from the real texts: mean about 8 KB)")
     args = ap.parse_args(argv)
     mix = tuple(float(x) for x in args.mix.split(","))
     if len(mix) != 3 or min(mix) < 0 or sum(mix) <= 0:
         ap.error("--mix needs three non-negative shares")
     s = build_corpus(args.out, args.pages, args.seed, mix=mix, data_dir=Path(args.data),
-                     measure=not args.no_measure)
+                     measure=not args.no_measure, lengths=args.lengths)
     if args.json:
         print(json.dumps(s, indent=2))
         return 0

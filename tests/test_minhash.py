@@ -105,13 +105,16 @@ def test_serialize_round_trip_and_layout():
     mh = MinHasher(num_perm=64, seed=42)
     sig = mh.signature(shingle_hashes(_real_texts(1)[0]))
     data = mh.serialize(sig)
-    assert len(data) == 16 + 8 * 64
-    assert data[:4] == b"WDMH" and data[4] == 3 and data[5:8] == b"\0\0\0"
+    assert len(data) == 16 + 4 * 64  # version 4: uint32 values
+    assert data[:4] == b"WDMH" and data[4] == 4 and data[5:8] == b"\0\0\0"
     assert struct.unpack_from("<II", data, 8) == (42, 64)
-    assert struct.unpack_from("<Q", data, 16)[0] == int(sig[0])
+    assert struct.unpack_from("<I", data, 16)[0] == int(sig[0])
     back, meta = deserialize(data)
     assert (back == sig).all() and back.dtype == np.uint64
-    assert (meta.version, meta.seed, meta.num_perm) == (3, 42, 64)
+    assert (meta.version, meta.seed, meta.num_perm) == (4, 42, 64)
+    # version 3 (uint64 values, what earlier releases stored) still reads
+    wide = data[:4] + b"\x03" + data[5:16] + sig.astype("<u8").tobytes()
+    assert (deserialize(wide)[0] == sig).all() and deserialize(wide)[1].version == 3
     assert (mh.deserialize(data) == sig).all()
     with pytest.raises(ValueError, match="seed=42"):
         MinHasher(num_perm=64, seed=1).deserialize(data)
@@ -122,6 +125,7 @@ def test_serialize_round_trip_and_layout():
     with pytest.raises(ValueError, match="version"):
         deserialize(data[:4] + b"\x09" + data[5:])
     empty = mh.signature([])
+    assert serialize(empty, seed=42)[4] == 3  # EMPTY_VALUE does not fit 32 bits
     assert (deserialize(serialize(empty, seed=42))[0] == empty).all()
 
 

@@ -50,18 +50,23 @@ _U32 = np.uint32
 _EMPTY = _U64(EMPTY_VALUE)
 _BLOCK_ELEMENTS = 1 << 16  # rows * num_perm per block: temporaries stay small and cache-resident
 
-# Serialized layout (all little-endian), FORMAT_VERSION 3 (1: the mod 2**61-1 family,
-# 2: affine maps mod 2**64; 3: affine maps mod 2**32 of the folded hash):
+# Serialized layout (all little-endian). FORMAT_VERSION 4 stores the values as uint32 (every
+# value of a non-empty set's signature is below 2**32: half the bytes of version 3); version 3
+# (uint64 values) is still written for a signature holding EMPTY_VALUE and read everywhere.
+# (1: the mod 2**61-1 family, 2: affine maps mod 2**64; 3 and 4: affine maps mod 2**32 of the
+# folded hash, the same values.)
 #   offset  size  field
 #   0       4     magic b"WDMH"
-#   4       1     format version (uint8) = 3
+#   4       1     format version (uint8) = 4 (or 3)
 #   5       3     reserved, zero
 #   8       4     seed (uint32)
 #   12      4     num_perm (uint32)
-#   16      8*n   signature values (uint64 each, n = num_perm)
+#   16      4*n   signature values (uint32 each, n = num_perm; version 3: uint64, 8*n bytes)
 HEADER = struct.Struct("<4sB3xII")
 MAGIC = b"WDMH"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
+#: The uint64 layout, for signatures with values of 2**32 or more (the empty set's).
+WIDE_FORMAT_VERSION = 3
 
 
 class SignatureMeta(NamedTuple):
@@ -259,18 +264,23 @@ def serialize(sig: np.ndarray, seed: int) -> bytes:
     """Serialize a signature with its ``seed`` to bytes (layout: module ``HEADER`` comment).
 
     16-byte header ``b"WDMH"``, version uint8, 3 zero bytes, seed uint32, num_perm uint32; then
-    the values as little-endian uint64.
+    the values as little-endian uint32 (version 4), or uint64 (version 3) when one of them does
+    not fit (the empty set's ``EMPTY_VALUE``).
 
     >>> data = serialize(np.array([1, 2], dtype=np.uint64), seed=1)
     >>> len(data), data[:5]
-    (32, b'WDMH\\x03')
+    (24, b'WDMH\\x04')
+    >>> len(serialize(np.array([1, EMPTY_VALUE], dtype=np.uint64), seed=1))
+    32
     """
     sig = _check_sig(sig)
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**32:
         raise ValueError(f"seed must be the MinHasher seed, an int in [0, 2**32); got {seed!r}")
     if sig.size > MAX_NUM_PERM:
         raise ValueError(f"signature longer than {MAX_NUM_PERM} values cannot be serialized")
-    header = HEADER.pack(MAGIC, FORMAT_VERSION, int(seed), sig.size)
+    if int(sig.max()) <= 0xFFFFFFFF:
+        return HEADER.pack(MAGIC, FORMAT_VERSION, int(seed), sig.size) + sig.astype("<u4").tobytes()
+    header = HEADER.pack(MAGIC, WIDE_FORMAT_VERSION, int(seed), sig.size)
     return header + sig.astype("<u8", copy=False).tobytes()
 
 
@@ -279,7 +289,7 @@ def deserialize(data: bytes) -> tuple[np.ndarray, SignatureMeta]:
 
     >>> sig, meta = deserialize(serialize(np.array([7, 8], dtype=np.uint64), seed=3))
     >>> sig.tolist(), meta
-    ([7, 8], SignatureMeta(version=3, seed=3, num_perm=2))
+    ([7, 8], SignatureMeta(version=4, seed=3, num_perm=2))
     """
     data = bytes(data)
     if len(data) < HEADER.size:
@@ -289,18 +299,19 @@ def deserialize(data: bytes) -> tuple[np.ndarray, SignatureMeta]:
     magic, version, seed, num_perm = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise ValueError(f"not a webdedup MinHash signature (magic {magic!r}, expected {MAGIC!r})")
-    if version != FORMAT_VERSION:
+    if version not in (FORMAT_VERSION, WIDE_FORMAT_VERSION):
         raise ValueError(
-            f"unsupported signature format version {version}; this code reads version "
-            f"{FORMAT_VERSION}, recompute the signature"
+            f"unsupported signature format version {version}; this code reads versions "
+            f"{WIDE_FORMAT_VERSION} and {FORMAT_VERSION}, recompute the signature"
         )
-    expected = HEADER.size + 8 * num_perm
+    width = 4 if version == FORMAT_VERSION else 8
+    expected = HEADER.size + width * num_perm
     if len(data) != expected or num_perm == 0:
         raise ValueError(
             f"serialized signature has {len(data)} bytes, header says num_perm={num_perm} "
             f"({expected} bytes): the data is truncated or corrupt"
         )
-    sig = np.frombuffer(data, dtype="<u8", offset=HEADER.size).astype(np.uint64)
+    sig = np.frombuffer(data, dtype=f"<u{width}", offset=HEADER.size).astype(np.uint64)
     return sig, SignatureMeta(version, seed, num_perm)
 
 

@@ -13,6 +13,9 @@ Hashing scheme (stable across processes, machines and Python versions; never ``h
   the number of words both matter;
 * the result goes through the MurmurHash3 64-bit finalizer (a bijection) to spread the bits.
 
+The loops run compiled (:mod:`.kernels`) over the text's UTF-8 bytes; ``tests/test_kernels.py``
+checks them against this definition written in plain Python and numpy.
+
 >>> shingle_hashes("a b c d e f", size=5).size
 2
 >>> jaccard(shingle_set("a b c d e f g"), shingle_set("a b c d e f h"))
@@ -21,37 +24,18 @@ Hashing scheme (stable across processes, machines and Python versions; never ``h
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Set
 
 import numpy as np
-
-from .text import has_unspaced
-from .text import tokens as text_tokens
 
 __all__ = ["DEFAULT_SHINGLE_SIZE", "jaccard", "shingle_hashes", "shingle_set", "fmix64"]
 
 DEFAULT_SHINGLE_SIZE = 5
 
 _U64 = np.uint64
-_INIT = _U64(0x243F6A8885A308D3)  # pi digits: non-zero start so the word count matters
-_MULT = _U64(0x9E3779B97F4A7C15)  # odd 64-bit constant (golden ratio)
 _FMIX_C1 = _U64(0xFF51AFD7ED558CCD)
 _FMIX_C2 = _U64(0xC4CEB9FE1A85EC53)
 _S33 = _U64(33)
-# Characters str.split() treats as whitespace but bytes.split() does not (ASCII ones first).
-_ASCII_ONLY_STR_WHITESPACE = "\x1c\x1d\x1e\x1f"
-_NON_ASCII_WHITESPACE = (
-    "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000"
-)
-
-
-def _needs_str_split(text: str) -> bool:
-    """True if ``text`` holds whitespace that bytes.split() would not split on."""
-    if any(c in text for c in _ASCII_ONLY_STR_WHITESPACE):
-        return True
-    return not text.isascii() and any(c in text for c in _NON_ASCII_WHITESPACE)
 
 
 def fmix64(h: np.ndarray) -> np.ndarray:
@@ -94,32 +78,9 @@ def shingle_hashes(text: str, size: int = DEFAULT_SHINGLE_SIZE) -> np.ndarray:
     if not isinstance(text, str):
         raise ValueError(f"text must be a str (decode bytes first), got {type(text).__name__}")
     _check_size(size)
-    # bytes.split() (fast) splits on ASCII whitespace only. A normalized text has plain spaces
-    # only; for any other text fall back to the str.split() words so tokens == text.split().
-    if has_unspaced(text):
-        tokens = [w.encode("utf-8", "surrogatepass") for w in text_tokens(text)]
-    elif _needs_str_split(text):
-        tokens = [w.encode("utf-8", "surrogatepass") for w in text.split()]
-    else:
-        tokens = text.encode("utf-8", "surrogatepass").split()
-    words = np.fromiter(map(zlib.crc32, tokens), dtype=np.uint64, count=len(tokens))
-    n_words = words.size
-    if n_words == 0:
-        return np.empty(0, dtype=np.uint64)
-    n = min(int(size), n_words)
-    m = n_words - n + 1
-    acc = np.full(m, _INIT, dtype=np.uint64)
-    for j in range(n):
-        acc *= _MULT
-        acc += words[j : j + m]
-    fmix64(acc)
-    if m > 1:
-        acc.sort()
-        keep = np.empty(m, dtype=bool)
-        keep[0] = True
-        np.not_equal(acc[1:], acc[:-1], out=keep[1:])
-        acc = acc[keep]
-    return acc
+    from . import kernels  # numba loads on first use, not with every command
+
+    return np.unique(kernels.shingle_hashes_utf8(text, int(size)))
 
 
 def shingle_set(text: str, size: int = DEFAULT_SHINGLE_SIZE) -> set[int]:

@@ -51,8 +51,6 @@ _TYPOGRAPHY = str.maketrans(
     }
 )
 _INVISIBLE_CHARS = tuple(map(chr, _INVISIBLE))
-_TYPOGRAPHY_PAIRS = tuple((chr(k), v) for k, v in _TYPOGRAPHY.items())
-_HYPHEN_RUN = re.compile(r"-{2,}")
 
 #: Scripts written without spaces between words: a character of them is a token of its own.
 #: Han (with its extensions and compatibility ideographs), Hiragana, Katakana; and the
@@ -72,6 +70,17 @@ CJK_CHARS_PER_WORD = 2
 SEA_CHARS_PER_WORD = 5
 
 
+def _collapse_hyphens(text: str) -> str:
+    """Every run of hyphens as one hyphen (``str.replace`` passes: far faster than a regex).
+
+    >>> _collapse_hyphens("a -- b --- c - d")
+    'a - b - c - d'
+    """
+    while "--" in text:
+        text = text.replace("--", "-")
+    return text
+
+
 def normalize_text(text: str) -> str:
     """NFKC + case fold + typographic folding + collapse every run of whitespace to one space.
 
@@ -82,7 +91,7 @@ def normalize_text(text: str) -> str:
         return ""
     if text.isascii():
         out = " ".join(text.lower().split())
-        return _HYPHEN_RUN.sub("-", out) if "--" in out else out
+        return _collapse_hyphens(out)
     for ch in _INVISIBLE_CHARS:  # str.replace per present character: far faster than translate
         if ch in text:
             text = text.replace(ch, "")
@@ -91,12 +100,11 @@ def normalize_text(text: str) -> str:
     # function idempotent (normalize_text(normalize_text(x)) == normalize_text(x)).
     if not unicodedata.is_normalized("NFKC", folded):
         folded = unicodedata.normalize("NFKC", folded).casefold()
-    for ch, ascii_form in _TYPOGRAPHY_PAIRS:
-        if ch in folded:
-            folded = folded.replace(ch, ascii_form)
-    if "--" in folded:
-        folded = _HYPHEN_RUN.sub("-", folded)
-    return " ".join(folded.split())
+    from . import kernels  # numba loads on first use, not with every command
+
+    # typography, hyphen runs, whitespace: one compiled pass (== the three str steps of the
+    # ASCII branch above with _TYPOGRAPHY first; tests/test_kernels.py compares them)
+    return kernels.fold_tail(folded)
 
 
 def has_unspaced(text: str) -> bool:
@@ -133,11 +141,11 @@ def _length_parts(norm: str) -> tuple[int, int, int]:
     """(other tokens, CJK characters, South-East Asian characters) of a normalized text."""
     if not norm:
         return 0, 0, 0
-    if not has_unspaced(norm):
+    if norm.isascii():
         return norm.count(" ") + 1, 0, 0
-    cjk = len(_CJK.findall(norm))
-    sea = len(_SEA.findall(norm))
-    return len(_TOKEN.findall(norm)) - cjk - sea, cjk, sea
+    from . import kernels  # numba loads on first use, not with every command
+
+    return kernels.length_parts(norm)
 
 
 def _words(parts: tuple[int, int, int]) -> int:

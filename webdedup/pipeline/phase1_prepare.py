@@ -156,6 +156,10 @@ def run(ctx: RunContext) -> PrepareResult:
     bar = ctx.bar("prepare", total=total, unit="page")
     seen = 0
     workers = worker_count(config, total)
+    if workers > 1 and job.spec is not None:
+        from ..algorithms import kernels  # numba: loaded by the commands that sketch only
+
+        kernels.warm_up()  # once here, not once in every forked worker
     batches = _batches(iter_pages(reader), config.chunk_size, BATCH_CHARS)
     for results in ordered_map(prepare_batch, ((job, b) for b in batches), workers):
         conn.executemany(insert, [row for row, _ in results])

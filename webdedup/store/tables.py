@@ -21,14 +21,18 @@ from __future__ import annotations
 
 import re
 import sqlite3
-
-from sqlite_utils import Database
-from sqlite_utils.db import NoTable, Table
+from typing import TYPE_CHECKING
 
 from .sqlfiles import quote
 
+if TYPE_CHECKING:
+    from sqlite_utils.db import Table
+
 
 def _table(conn: sqlite3.Connection, table: str) -> Table:
+    # imported here: sqlite_utils imports pandas when it is installed (seconds a command)
+    from sqlite_utils import Database
+
     # no recursive_triggers PRAGMA and no plugin hooks: the connection stays as webdedup set it
     return Database(conn, recursive_triggers=False, execute_plugins=False).table(table)
 
@@ -41,6 +45,8 @@ def table_exists(conn: sqlite3.Connection, table: str, schema: str = "main") -> 
             (table,),
         ).fetchone()
         return row is not None
+    from sqlite_utils.db import NoTable
+
     try:
         return bool(_table(conn, table).exists())
     except NoTable:  # sqlite-utils' answer for a view of that name

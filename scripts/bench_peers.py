@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""The peers of ``scripts/bench.py``: plain MinHash-LSH pipelines as a user would write them.
+
+    python scripts/bench_peers.py rensa CORPUS.sqlite
+    python scripts/bench_peers.py datasketch CORPUS.sqlite
+
+Each reads ``pages`` (id, content) from the SQLite file, tokenizes the lower-cased text on
+whitespace (words: what rensa's and datasketch's own examples do), makes a 128-permutation
+MinHash per page, inserts it into the library's LSH index (threshold 0.8), queries every page,
+joins the matches with union-find, and writes ``peer_groups(id, grp)`` back into the file, on
+one core. It prints one JSON line: wall and CPU seconds, peak RSS, pages and groups. Install
+the peers with ``pip install -e '.[bench]'``.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Iterator
+
+NUM_PERM = 128
+THRESHOLD = 0.8
+SEED = 42
+
+
+def pages(db: sqlite3.Connection) -> Iterator[tuple[int, list[str]]]:
+    for pid, text in db.execute("SELECT id, content FROM pages ORDER BY id"):
+        yield pid, (text or "").lower().split()
+
+
+def find(parent: dict[int, int], x: int) -> int:
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+def write_groups(db: sqlite3.Connection, parent: dict[int, int]) -> int:
+    groups = {pid: find(parent, pid) for pid in parent}
+    db.execute("DROP TABLE IF EXISTS peer_groups")
+    db.execute("CREATE TABLE peer_groups (id INTEGER PRIMARY KEY, grp INTEGER)")
+    db.executemany("INSERT INTO peer_groups VALUES (?, ?)", groups.items())
+    db.commit()
+    return len(set(groups.values()))
+
+
+def union_all(parent: dict[int, int], pid: int, matches: list[int]) -> None:
+    for other in matches:
+        a, b = find(parent, pid), find(parent, other)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+
+
+def rensa_pipeline(db: sqlite3.Connection) -> dict[int, int]:
+    from rensa import RMinHash, RMinHashLSH
+
+    lsh = RMinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM, num_bands=16)
+    sketches = {}
+    for pid, words in pages(db):
+        m = RMinHash(num_perm=NUM_PERM, seed=SEED)
+        m.update(words)
+        lsh.insert(pid, m)
+        sketches[pid] = m
+    parent = {pid: pid for pid in sketches}
+    for pid, m in sketches.items():
+        union_all(parent, pid, [o for o in lsh.query(m) if o != pid])
+    return parent
+
+
+def datasketch_pipeline(db: sqlite3.Connection) -> dict[int, int]:
+    from datasketch import MinHash, MinHashLSH
+
+    lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
+    sketches = {}
+    for pid, words in pages(db):
+        m = MinHash(num_perm=NUM_PERM, seed=SEED)
+        m.update_batch([w.encode("utf-8", "surrogatepass") for w in words])
+        lsh.insert(pid, m)
+        sketches[pid] = m
+    parent = {pid: pid for pid in sketches}
+    for pid, m in sketches.items():
+        union_all(parent, pid, [o for o in lsh.query(m) if o != pid])
+    return parent
+
+
+PEERS: dict[str, Callable[[sqlite3.Connection], dict[int, int]]] = {
+    "rensa": rensa_pipeline,
+    "datasketch": datasketch_pipeline,
+}
+
+
+def main(argv: list[str]) -> int:
+    name, path = argv
+    t0, c0 = time.perf_counter(), time.process_time()
+    db = sqlite3.connect(path)
+    parent = PEERS[name](db)
+    groups = write_groups(db, parent)
+    db.close()
+    print(
+        json.dumps(
+            {
+                "wall": time.perf_counter() - t0,
+                "cpu": time.process_time() - c0,
+                "pages": len(parent),
+                "groups": groups,
+                "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+            }
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,208 @@
+"""The compiled kernels compute bit for bit what the plain Python/numpy definitions compute."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sys
+import unicodedata
+import zlib
+
+import numba
+import numpy as np
+import pytest
+from conftest import SHARED_DATA
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webdedup.algorithms import kernels
+from webdedup.algorithms.minhash import MinHasher, band_keys
+from webdedup.algorithms.shingles import fmix64, shingle_hashes
+from webdedup.algorithms.sketch import NearSpec, sketch_texts
+from webdedup.algorithms.text import (
+    _CJK,
+    _SEA,
+    _TOKEN,
+    _TYPOGRAPHY,
+    UNSPACED,
+    normalize_text,
+    word_length,
+)
+from webdedup.config import Config
+
+_INIT = np.uint64(0x243F6A8885A308D3)
+_MULT = np.uint64(0x9E3779B97F4A7C15)
+
+
+def reference_tokens(text: str) -> list[str]:
+    """text.tokens() by its definition: unspaced characters alone, other non-space runs."""
+    return _TOKEN.findall(text)
+
+
+def reference_shingles(text: str, size: int) -> np.ndarray:
+    """The definition in shingles.py, in numpy: crc32 per token, Horner, fmix64, unique."""
+    words = np.array(
+        [zlib.crc32(t.encode("utf-8", "surrogatepass")) for t in reference_tokens(text)],
+        dtype=np.uint64,
+    )
+    if words.size == 0:
+        return np.empty(0, dtype=np.uint64)
+    n = min(size, words.size)
+    m = words.size - n + 1
+    acc = np.full(m, _INIT, dtype=np.uint64)
+    for j in range(n):
+        acc *= _MULT
+        acc += words[j : j + m]
+    return np.unique(fmix64(acc))
+
+
+def reference_normalize(text: str) -> str:
+    """normalize_text as plain str steps (what it was before the compiled tail)."""
+    if not text:
+        return ""
+    if text.isascii():
+        out = " ".join(text.lower().split())
+    else:
+        for ch in "\u00ad\u200b\u2060\ufeff":
+            text = text.replace(ch, "")
+        out = unicodedata.normalize("NFKC", text).casefold()
+        if not unicodedata.is_normalized("NFKC", out):
+            out = unicodedata.normalize("NFKC", out).casefold()
+        out = out.translate(_TYPOGRAPHY)
+    out = re.sub("-{2,}", "-", out)
+    return " ".join(out.split())
+
+
+def reference_length_parts(norm: str) -> tuple[int, int, int]:
+    cjk = len(_CJK.findall(norm))
+    sea = len(_SEA.findall(norm))
+    return len(_TOKEN.findall(norm)) - cjk - sea, cjk, sea
+
+
+def _texts() -> list[str]:
+    """Every real text of ../shared/data (many languages and scripts), raw and normalized."""
+    with gzip.open(SHARED_DATA / "texts.jsonl.gz", "rt", encoding="utf-8") as fh:
+        raw = [json.loads(line)["text"] for line in fh]
+    return raw[::2] + [normalize_text(t) for t in raw[1::7]]
+
+
+TEXTS = _texts()
+
+
+@numba.njit
+def _typography_table(limit: int) -> np.ndarray:
+    out = np.empty(limit, dtype=np.int64)
+    for cp in range(limit):
+        out[cp] = kernels._typography(cp)
+    return out
+
+
+def test_typography_table_is_text_typography() -> None:
+    table = _typography_table(sys.maxunicode + 1)
+    mapped = {int(cp): chr(int(table[cp])) for cp in np.flatnonzero(table >= 0)}
+    assert mapped == _TYPOGRAPHY
+
+
+def test_normalize_text_equals_the_str_steps_on_every_real_text() -> None:
+    for text in TEXTS:
+        assert normalize_text(text) == reference_normalize(text)
+
+
+@numba.njit
+def _classes(limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    space = np.zeros(limit, dtype=np.bool_)
+    unspaced = np.zeros(limit, dtype=np.bool_)
+    cjk = np.zeros(limit, dtype=np.bool_)
+    for cp in range(limit):
+        space[cp] = kernels._is_space(cp)
+        unspaced[cp] = kernels._is_unspaced(cp)
+        cjk[cp] = kernels._is_cjk(cp)
+    return space, unspaced, cjk
+
+
+def test_whitespace_and_unspaced_tables_match_python_for_every_code_point() -> None:
+    space, unspaced, cjk = _classes(sys.maxunicode + 1)
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    assert np.flatnonzero(space).tolist() == [i for i, c in enumerate(every) if c.isspace()]
+    assert np.flatnonzero(unspaced).tolist() == list(map(ord, UNSPACED.findall(every)))
+    assert np.flatnonzero(cjk).tolist() == list(map(ord, _CJK.findall(every)))
+
+
+def test_tokens_and_shingles_equal_the_definition_on_every_real_text() -> None:
+    checked = 0
+    for i, text in enumerate(TEXTS):
+        expected = [zlib.crc32(t.encode("utf-8", "surrogatepass")) for t in reference_tokens(text)]
+        assert kernels.token_crc32(text).tolist() == expected
+        if i % 3 == 0:  # shingles: a third of them (the tokens above are what varies by script)
+            size = (1, 3, 5)[i % 9 // 3]
+            assert np.array_equal(shingle_hashes(text, size), reference_shingles(text, size))
+        checked += 1
+    assert checked > 2000
+
+
+def test_word_length_equals_the_regex_definition_on_every_real_text() -> None:
+    for text in TEXTS:
+        norm = normalize_text(text)
+        if norm and not norm.isascii():
+            assert kernels.length_parts(norm) == reference_length_parts(norm)
+    assert word_length("東京 is ไทย big") == 2 + 1 + 1  # 2 words, 2 CJK chars, 3 Thai chars
+
+
+def test_signatures_equal_minhasher_on_real_texts() -> None:
+    hasher = MinHasher(num_perm=128, seed=1)
+    a, b = hasher.permutations
+    for text in TEXTS[::15]:
+        norm = normalize_text(text)
+        expected = hasher.signature(reference_shingles(norm, 5))
+        assert np.array_equal(kernels.minhash_signature(norm, 5, a, b), expected)
+
+
+def test_sketch_texts_blobs_are_those_of_the_numpy_path() -> None:
+    spec = NearSpec.from_config(Config())
+    hasher = spec.hasher()
+    texts = [normalize_text(t) for t in TEXTS[:200]] + ["", "one", "東京都渋谷区"]
+    for text, (blob, keys) in zip(texts, sketch_texts(spec, texts), strict=True):
+        sig = hasher.signature(reference_shingles(text, spec.shingle_size))
+        assert blob == hasher.serialize(sig)
+        assert keys == band_keys(sig, spec.bands, spec.rows)
+
+
+_ALPHABET = st.sampled_from(
+    list("ab c\t\n\x0b\x0c\r\x1c\x1f\x85\xa0\u1680\u2000\u200a\u2028\u202f\u3000")
+    + list("東京都ภาษาไทยកខ၀ÿé\U00020001\U0003134f\U00031350€")
+    + ["\ud800", "\udfff"]  # lone surrogates (kept by surrogatepass)
+)
+
+
+_NORMALIZE_ALPHABET = st.sampled_from(
+    list("aB -\t\u00a0\u3000\u2028\x1c\u00ad\u200b\ufeff\u2026\u2122\uff21\u00df\u0130")
+    + list("\u2018\u2019\u201c\u201d\u00ab\u00bb\u2010\u2011\u2013\u2014\u2212\ufe58\u2039")
+    + list("e\u0301\u1e9e\ufb01東ไ\ud800")
+)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(st.lists(_NORMALIZE_ALPHABET, max_size=40).map("".join))
+def test_normalize_text_equals_the_str_steps_on_generated_text(text: str) -> None:
+    assert normalize_text(text) == reference_normalize(text)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.lists(_ALPHABET, max_size=60).map("".join), st.integers(1, 6))
+def test_tokens_and_shingles_equal_the_definition_on_generated_text(text: str, size: int) -> None:
+    expected = [zlib.crc32(t.encode("utf-8", "surrogatepass")) for t in reference_tokens(text)]
+    assert kernels.token_crc32(text).tolist() == expected
+    assert np.array_equal(shingle_hashes(text, size), reference_shingles(text, size))
+
+
+def test_kernel_can_fail_against_a_wrong_definition() -> None:
+    """The comparison is sharp: a definition that splits CJK runs as words differs."""
+    text = "東京都渋谷区 tokyo"
+    wrong = [zlib.crc32(t.encode()) for t in re.findall(r"\S+", text)]
+    assert kernels.token_crc32(text).tolist() != wrong
+
+
+@pytest.mark.parametrize("text", ["", " ", "\u3000\u3000", "a"])
+def test_edge_texts(text: str) -> None:
+    assert np.array_equal(shingle_hashes(text, 5), reference_shingles(text, 5))

@@ -1,0 +1,357 @@
+"""Compiled kernels (numba) for the per-byte hot loops: tokens, shingle hashes, MinHash.
+
+They compute **bit for bit** what the reference definitions compute (the tests compare them
+on real texts in many scripts): the tokens of :func:`~.text.tokens` (a maximal run of
+non-whitespace characters, except that each character of a script written without spaces
+is a token of its own), ``zlib.crc32`` of each token's UTF-8 bytes, the Horner combination
+and MurmurHash3 finalizer of :mod:`.shingles`, and the ``(a * x + b) mod 2**32``
+permutations of :class:`~.minhash.MinHasher`. Python's ``str.split`` whitespace and the
+unspaced scripts' ranges are written out below; a test checks them against Python for
+every code point.
+
+The kernels read a text's UTF-8 bytes (``str.encode("utf-8", "surrogatepass")``) once,
+with no Python object per word, which is what makes phase 1 fast (``scripts/bench.py``).
+They are compiled on first use and cached on disk by numba (``cache=True``), so a run pays
+the compilation (a few seconds) once per machine and numba version.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+__all__ = [
+    "fold_tail",
+    "length_parts",
+    "minhash_signature",
+    "shingle_hashes_utf8",
+    "text_bytes",
+    "token_crc32",
+    "warm_up",
+]
+
+_U64 = np.uint64
+_INIT = _U64(0x243F6A8885A308D3)  # the values of shingles.py (checked by the tests)
+_MULT = _U64(0x9E3779B97F4A7C15)
+_FMIX_C1 = _U64(0xFF51AFD7ED558CCD)
+_FMIX_C2 = _U64(0xC4CEB9FE1A85EC53)
+_S33 = _U64(33)
+_S32 = _U64(32)
+_LOW32 = _U64(0xFFFFFFFF)
+_EMPTY = _U64((1 << 64) - 1)
+
+def _crc_table() -> np.ndarray:
+    """The reflected CRC-32 (IEEE 802.3, zlib's) table: ``table[i]`` = one round on byte i."""
+    table = np.empty(256, dtype=np.int64)
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
+        table[i] = c
+    return table
+
+
+_TABLE = _crc_table()
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _is_space(cp: int) -> bool:
+    """``chr(cp).isspace()`` (what ``str.split()`` splits on)."""
+    if cp < 0x80:
+        return (9 <= cp <= 13) or (28 <= cp <= 32)
+    if cp < 0x1680:
+        return cp == 0x85 or cp == 0xA0
+    return (
+        cp == 0x1680
+        or (0x2000 <= cp <= 0x200A)
+        or cp == 0x2028
+        or cp == 0x2029
+        or cp == 0x202F
+        or cp == 0x205F
+        or cp == 0x3000
+    )
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _is_unspaced(cp: int) -> bool:
+    """Whether ``cp`` matches :data:`~.text.UNSPACED` (CJK, Kana, Thai, Lao, Khmer...)."""
+    if cp < 0x0E00:
+        return False
+    if cp <= 0x0EFF:
+        return True
+    if cp < 0x1000:
+        return False
+    return (
+        cp <= 0x109F
+        or (0x1780 <= cp <= 0x17FF)
+        or (0x19E0 <= cp <= 0x19FF)
+        or (0x3040 <= cp <= 0x30FF)
+        or (0x31F0 <= cp <= 0x31FF)
+        or (0x3400 <= cp <= 0x4DBF)
+        or (0x4E00 <= cp <= 0x9FFF)
+        or (0xF900 <= cp <= 0xFAFF)
+        or (0xFF66 <= cp <= 0xFF9F)
+        or (0x20000 <= cp <= 0x3134F)
+    )
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _is_cjk(cp: int) -> bool:
+    """Whether ``cp`` matches :data:`~.text._CJK` (Han, Hiragana, Katakana)."""
+    return _is_unspaced(cp) and not (
+        cp <= 0x0EFF or cp <= 0x109F or (0x1780 <= cp <= 0x17FF) or (0x19E0 <= cp <= 0x19FF)
+    )
+
+
+@nb.njit(cache=True, nogil=True)
+def _length_parts(buf: np.ndarray) -> tuple[int, int, int]:
+    n = buf.size
+    other = cjk = sea = 0
+    in_run = False
+    i = 0
+    while i < n:
+        b = np.int64(buf[i])
+        if b < 0x80:
+            cp, width = b, 1
+        elif b < 0xE0:
+            cp, width = b & 0x1F, 2
+        elif b < 0xF0:
+            cp, width = b & 0x0F, 3
+        else:
+            cp, width = b & 0x07, 4
+        if i + width > n:
+            width = n - i
+        for k in range(1, width):
+            cp = (cp << 6) | (np.int64(buf[i + k]) & 0x3F)
+        if _is_space(cp):
+            in_run = False
+        elif _is_unspaced(cp):
+            in_run = False
+            if _is_cjk(cp):
+                cjk += 1
+            else:
+                sea += 1
+        elif not in_run:
+            in_run = True
+            other += 1
+        i += width
+    return other, cjk, sea
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _typography(cp: int) -> int:
+    """The ASCII twin of a typographic quote, apostrophe, dash or minus (text._TYPOGRAPHY)."""
+    if cp < 0xAB:
+        return -1
+    if cp == 0xAB or cp == 0xBB or (0x201C <= cp <= 0x201F):
+        return 0x22  # "
+    if (0x2018 <= cp <= 0x201B) or cp == 0x2039 or cp == 0x203A:
+        return 0x27  # '
+    if (0x2010 <= cp <= 0x2015) or cp == 0x2212 or cp == 0xFE58:
+        return 0x2D  # -
+    return -1
+
+
+@nb.njit(cache=True, nogil=True)
+def _fold_tail(buf: np.ndarray) -> np.ndarray:
+    """Typographic folding, hyphen runs as one, whitespace runs as one space, no ends."""
+    n = buf.size
+    out = np.empty(n, dtype=np.uint8)  # never longer: every mapping shortens or keeps
+    size = 0
+    pending_space = False
+    prev_hyphen = False
+    i = 0
+    while i < n:
+        b = np.int64(buf[i])
+        if b < 0x80:
+            cp, width = b, 1
+        elif b < 0xE0:
+            cp, width = b & 0x1F, 2
+        elif b < 0xF0:
+            cp, width = b & 0x0F, 3
+        else:
+            cp, width = b & 0x07, 4
+        if i + width > n:
+            width = n - i
+        for k in range(1, width):
+            cp = (cp << 6) | (np.int64(buf[i + k]) & 0x3F)
+        if _is_space(cp):
+            pending_space = size > 0
+            prev_hyphen = False
+        else:
+            ascii_form = _typography(cp)
+            hyphen = cp == 0x2D or ascii_form == 0x2D
+            if not (hyphen and prev_hyphen):
+                if pending_space:
+                    out[size] = 0x20
+                    size += 1
+                    pending_space = False
+                if ascii_form >= 0:
+                    out[size] = ascii_form
+                    size += 1
+                else:
+                    for k in range(width):
+                        out[size] = buf[i + k]
+                        size += 1
+            prev_hyphen = hyphen
+        i += width
+    return out[:size]
+
+
+@nb.njit(cache=True, nogil=True)
+def _crc32(buf: np.ndarray, start: int, end: int, table: np.ndarray) -> int:
+    crc = 0xFFFFFFFF
+    for i in range(start, end):
+        crc = table[(crc ^ buf[i]) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+@nb.njit(cache=True, nogil=True)
+def _token_crc32(buf: np.ndarray, table: np.ndarray) -> np.ndarray:
+    n = buf.size
+    out = np.empty(n // 2 + 1, dtype=np.uint64)  # a token and a separator take >= 2 bytes
+    count = 0
+    start = -1  # start of the run being read, -1 outside a run
+    i = 0
+    while i < n:
+        b = np.int64(buf[i])
+        if b < 0x80:
+            cp, width = b, 1
+        elif b < 0xE0:
+            cp, width = b & 0x1F, 2
+        elif b < 0xF0:
+            cp, width = b & 0x0F, 3
+        else:
+            cp, width = b & 0x07, 4
+        if i + width > n:  # a cut sequence (not from str.encode): its bytes end the text
+            width = n - i
+        for k in range(1, width):
+            cp = (cp << 6) | (np.int64(buf[i + k]) & 0x3F)
+        if _is_space(cp):
+            if start >= 0:
+                out[count] = _crc32(buf, start, i, table)
+                count += 1
+                start = -1
+        elif _is_unspaced(cp):
+            if start >= 0:
+                out[count] = _crc32(buf, start, i, table)
+                count += 1
+                start = -1
+            out[count] = _crc32(buf, i, i + width, table)
+            count += 1
+        elif start < 0:
+            start = i
+        i += width
+    if start >= 0:
+        out[count] = _crc32(buf, start, n, table)
+        count += 1
+    return out[:count]
+
+
+@nb.njit(cache=True, nogil=True)
+def _shingles(words: np.ndarray, size: int) -> np.ndarray:
+    """Unsorted shingle hashes (repeats kept) of the token hashes ``words``."""
+    n_words = words.size
+    if n_words == 0:
+        return np.empty(0, dtype=np.uint64)
+    k = min(size, n_words)
+    m = n_words - k + 1
+    out = np.empty(m, dtype=np.uint64)
+    for i in range(m):
+        acc = _INIT
+        for j in range(k):
+            acc = acc * _MULT + words[i + j]
+        acc ^= acc >> _S33
+        acc *= _FMIX_C1
+        acc ^= acc >> _S33
+        acc *= _FMIX_C2
+        acc ^= acc >> _S33
+        out[i] = acc
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def _signature(hashes: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """uint32 ``a``, ``b``: uint32 arithmetic wraps mod 2**32 and vectorizes (8 lanes)."""
+    num_perm = a.size
+    sig = np.full(num_perm, _EMPTY, dtype=np.uint64)
+    if hashes.size == 0:
+        return sig
+    low = np.full(num_perm, np.uint32(0xFFFFFFFF), dtype=np.uint32)
+    for i in range(hashes.size):
+        h = hashes[i]
+        x = np.uint32((h ^ (h >> _S32)) & _LOW32)
+        for p in range(num_perm):
+            low[p] = min(low[p], np.uint32(a[p] * x + b[p]))
+    for p in range(num_perm):
+        sig[p] = low[p]
+    return sig
+
+
+@nb.njit(cache=True, nogil=True)
+def _text_signature(
+    buf: np.ndarray, size: int, a: np.ndarray, b: np.ndarray, table: np.ndarray
+) -> np.ndarray:
+    return _signature(_shingles(_token_crc32(buf, table), size), a, b)
+
+
+def text_bytes(text: str) -> np.ndarray:
+    """The UTF-8 bytes of ``text`` as a uint8 array (lone surrogates kept, as elsewhere)."""
+    return np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+
+
+def fold_tail(text: str) -> str:
+    """The last steps of :func:`~.text.normalize_text` on NFKC, case-folded text: typographic
+    quotes, apostrophes, dashes and minus signs to ASCII, each run of hyphens to one hyphen,
+    each run of whitespace to one space, none at either end.
+
+    >>> print(fold_tail(" \u201cit\u2019s\u201d \u2014\u2014 fine\u00a0 "))
+    "it's" - fine
+    """
+    return _fold_tail(text_bytes(text)).tobytes().decode("utf-8", "surrogatepass")
+
+
+def length_parts(text: str) -> tuple[int, int, int]:
+    """(other tokens, CJK characters, South-East Asian characters) of ``text``.
+
+    >>> length_parts("東京 is ไทย big")
+    (2, 2, 3)
+    """
+    other, cjk, sea = _length_parts(text_bytes(text))
+    return int(other), int(cjk), int(sea)
+
+
+def token_crc32(text: str) -> np.ndarray:
+    """``zlib.crc32`` of each token of ``text`` (uint64 values below ``2**32``).
+
+    >>> import zlib
+    >>> token_crc32("ab 東京").tolist() == [zlib.crc32(t.encode()) for t in ("ab", "東", "京")]
+    True
+    """
+    return _token_crc32(text_bytes(text), _TABLE)
+
+
+def shingle_hashes_utf8(text: str, size: int) -> np.ndarray:
+    """The unsorted shingle hashes of ``text``, repeats kept (see :mod:`.shingles`)."""
+    return _shingles(_token_crc32(text_bytes(text), _TABLE), size)
+
+
+def minhash_signature(text: str, size: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The MinHash signature of the ``size``-shingles of ``text`` (uint32 ``a``, ``b``).
+
+    Equals ``MinHasher.signature(shingle_hashes(text, size))`` for the hasher whose
+    permutations are ``a``, ``b``.
+    """
+    return _text_signature(text_bytes(text), size, a, b, _TABLE)
+
+
+def warm_up() -> None:
+    """Load (or compile) every kernel now: a process pool forked after this inherits them.
+
+    >>> warm_up()
+    """
+    a = np.ones(2, dtype=np.uint32)
+    minhash_signature("warm up", 2, a, a)
+    shingle_hashes_utf8("warm up", 2)
+    length_parts("warm up")
+    fold_tail("warm up")
