@@ -96,6 +96,23 @@ def _is_unspaced(cp: int) -> bool:
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
+def _decode(buf: np.ndarray, i: int, n: int) -> tuple[int, int]:
+    """The code point of the (non-ASCII) UTF-8 sequence at ``buf[i]`` and its width."""
+    b = np.int64(buf[i])
+    if b < 0xE0:
+        cp, width = b & 0x1F, 2
+    elif b < 0xF0:
+        cp, width = b & 0x0F, 3
+    else:
+        cp, width = b & 0x07, 4
+    if i + width > n:  # a cut sequence (not from str.encode): its bytes end the text
+        width = n - i
+    for k in range(1, width):
+        cp = (cp << 6) | (np.int64(buf[i + k]) & 0x3F)
+    return cp, width
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
 def _is_cjk(cp: int) -> bool:
     """Whether ``cp`` matches :data:`~.text._CJK` (Han, Hiragana, Katakana)."""
     return _is_unspaced(cp) and not (
@@ -113,16 +130,8 @@ def _length_parts(buf: np.ndarray) -> tuple[int, int, int]:
         b = np.int64(buf[i])
         if b < 0x80:
             cp, width = b, 1
-        elif b < 0xE0:
-            cp, width = b & 0x1F, 2
-        elif b < 0xF0:
-            cp, width = b & 0x0F, 3
         else:
-            cp, width = b & 0x07, 4
-        if i + width > n:
-            width = n - i
-        for k in range(1, width):
-            cp = (cp << 6) | (np.int64(buf[i + k]) & 0x3F)
+            cp, width = _decode(buf, i, n)
         if _is_space(cp):
             in_run = False
         elif _is_unspaced(cp):
@@ -163,18 +172,21 @@ def _fold_tail(buf: np.ndarray) -> np.ndarray:
     i = 0
     while i < n:
         b = np.int64(buf[i])
-        if b < 0x80:
-            cp, width = b, 1
-        elif b < 0xE0:
-            cp, width = b & 0x1F, 2
-        elif b < 0xF0:
-            cp, width = b & 0x0F, 3
-        else:
-            cp, width = b & 0x07, 4
-        if i + width > n:
-            width = n - i
-        for k in range(1, width):
-            cp = (cp << 6) | (np.int64(buf[i + k]) & 0x3F)
+        if b < 0x80:  # ASCII: most bytes of most texts
+            if (9 <= b <= 13) or (28 <= b <= 32):
+                pending_space = size > 0
+                prev_hyphen = False
+            elif not (b == 0x2D and prev_hyphen):
+                if pending_space:
+                    out[size] = 0x20
+                    size += 1
+                    pending_space = False
+                out[size] = b
+                size += 1
+                prev_hyphen = b == 0x2D
+            i += 1
+            continue
+        cp, width = _decode(buf, i, n)
         if _is_space(cp):
             pending_space = size > 0
             prev_hyphen = False
@@ -211,39 +223,32 @@ def _token_crc32(buf: np.ndarray, table: np.ndarray) -> np.ndarray:
     n = buf.size
     out = np.empty(n // 2 + 1, dtype=np.uint64)  # a token and a separator take >= 2 bytes
     count = 0
-    start = -1  # start of the run being read, -1 outside a run
+    in_run = False
+    crc = 0xFFFFFFFF  # the CRC-32 of the run being read, updated byte by byte
     i = 0
     while i < n:
         b = np.int64(buf[i])
         if b < 0x80:
             cp, width = b, 1
-        elif b < 0xE0:
-            cp, width = b & 0x1F, 2
-        elif b < 0xF0:
-            cp, width = b & 0x0F, 3
         else:
-            cp, width = b & 0x07, 4
-        if i + width > n:  # a cut sequence (not from str.encode): its bytes end the text
-            width = n - i
-        for k in range(1, width):
-            cp = (cp << 6) | (np.int64(buf[i + k]) & 0x3F)
-        if _is_space(cp):
-            if start >= 0:
-                out[count] = _crc32(buf, start, i, table)
+            cp, width = _decode(buf, i, n)
+        if _is_space(cp) or _is_unspaced(cp):
+            if in_run:
+                out[count] = crc ^ 0xFFFFFFFF
                 count += 1
-                start = -1
-        elif _is_unspaced(cp):
-            if start >= 0:
-                out[count] = _crc32(buf, start, i, table)
+                in_run = False
+            if cp >= 0x80 and not _is_space(cp):  # an unspaced character: a token alone
+                out[count] = _crc32(buf, i, i + width, table)
                 count += 1
-                start = -1
-            out[count] = _crc32(buf, i, i + width, table)
-            count += 1
-        elif start < 0:
-            start = i
+        else:
+            if not in_run:
+                in_run = True
+                crc = 0xFFFFFFFF
+            for k in range(i, i + width):
+                crc = table[(crc ^ buf[k]) & 0xFF] ^ (crc >> 8)
         i += width
-    if start >= 0:
-        out[count] = _crc32(buf, start, n, table)
+    if in_run:
+        out[count] = crc ^ 0xFFFFFFFF
         count += 1
     return out[:count]
 
