@@ -1,7 +1,10 @@
 -- Phase 5: annotate `pages` from the run's assignment (temp.run_write, in rowid order).
 -- A row is only written when its annotation changes, and only when its rowid still holds the
 -- URL that was prepared (a VACUUM may have renumbered rowids meanwhile).
-UPDATE {pages}
+-- No function call here: SQLite keeps a statement journal (a temporary file as large as the
+-- rows rewritten) for a statement that may fail halfway; OR FAIL (a failure keeps the rows
+-- already written, and the caller rolls the transaction back) lets it write the rows in place.
+UPDATE OR FAIL {pages}
 SET canonical_url    = w.canonical_url,
     content_hash     = w.content_hash,
     exact_group_size = w.exact_group_size,
@@ -19,7 +22,4 @@ WHERE {pages}.{rowid} = w.id
       IS NOT
       (w.canonical_url, w.content_hash, w.exact_group_size, w.dup_group, w.dup_group_size,
        w.canonical_id, w.is_canonical, w.dup_kind, w.dup_score)
-  -- TEXT goes in as a BLOB: sqlite3 decodes a function's TEXT arguments strictly, and one
-  -- invalid UTF-8 URL would fail the run; the function decodes it leniently, as reads do.
-  AND webdedup_url_hash(CASE typeof({pages}.{url}) WHEN 'text' THEN CAST({pages}.{url} AS BLOB)
-                        ELSE {pages}.{url} END) = w.url_hash;
+  AND {pages}.{url} IS w.url;

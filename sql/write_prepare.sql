@@ -2,15 +2,19 @@
 -- tables, so that holding the lock costs little more than the writes themselves.
 -- The annotation of each page in rowid order (the UPDATE then walks `pages` in order).
 DROP TABLE IF EXISTS temp.run_write;
+-- `url` is the row's URL cell as this run read it (same snapshot as phase 1): the write-back
+-- compares it with the cell as it is then, with no function call in the UPDATE (a function
+-- may fail, so SQLite would keep a statement journal as large as the rows it rewrites).
 CREATE TEMP TABLE run_write (
-    id INTEGER PRIMARY KEY, url_hash TEXT NOT NULL, canonical_url, content_hash,
+    id INTEGER PRIMARY KEY, url, canonical_url, content_hash,
     exact_group_size, dup_group, dup_group_size, canonical_id, is_canonical, dup_kind, dup_score
 );
 INSERT INTO temp.run_write
-SELECT a.id, p.url_hash, p.canonical_url, p.content_hash, x.exact_group_size, a.dup_group,
+SELECT a.id, pg.{url}, p.canonical_url, p.content_hash, x.exact_group_size, a.dup_group,
        a.dup_group_size, a.canonical_id, a.is_canonical, a.dup_kind, a.dup_score
 FROM temp.run_assign AS a
 JOIN temp.run_prepared AS p ON p.id = a.id
+JOIN main.{pages} AS pg ON pg.{rowid} = a.id
 LEFT JOIN (SELECT content_hash, COUNT(*) AS exact_group_size
            FROM temp.run_prepared WHERE ignored IS NULL GROUP BY content_hash) AS x
        ON x.content_hash = p.content_hash AND p.ignored IS NULL

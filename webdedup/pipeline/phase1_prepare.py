@@ -18,7 +18,7 @@ from ..config import Config
 from ..parallel import cpu_count, ordered_map
 from ..store import quote, run_script
 from ..store.pages import PageInput, iter_pages, page_text
-from ..store.work import Sketch, store_sketches
+from ..store.work import Sketch, flush_bands, store_sketches
 from .context import PrepareResult, RunContext
 
 #: Text characters that end a batch of pages handed to a worker before ``chunk_size`` pages.
@@ -168,5 +168,6 @@ def run(ctx: RunContext) -> PrepareResult:
             store_sketches(conn, spec.scheme, [i for i, _ in sketched], [sk for _, sk in sketched])
         seen += len(results)
         bar.update(len(results))
+    flush_bands(conn)
     bar.close()
     return PrepareResult(pages=seen, workers=workers)

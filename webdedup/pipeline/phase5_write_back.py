@@ -19,7 +19,14 @@ from .context import RunContext, WriteBackResult
 
 def prepare(ctx: RunContext) -> None:
     """Ready what :func:`run` writes, in TEMP tables (call before the write transaction)."""
-    run_script(ctx.conn, "write_prepare")
+    layout = ctx.layout
+    run_script(
+        ctx.conn,
+        "write_prepare",
+        pages=quote(layout.table),
+        url=quote(layout.url),
+        rowid=quote(layout.rowid),
+    )
     if ctx.plan is not None and ctx.plan.mode == "full":
         run_script(ctx.conn, "write_prepare_full")
 

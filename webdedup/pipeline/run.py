@@ -22,10 +22,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from ..algorithms.sketch import NearSpec
-from ..algorithms.urls import url_hash
 from ..config import Columns, Config
 from ..errors import InputError, WebdedupError
 from ..incremental import plan as planning
@@ -121,7 +119,6 @@ def run_on_db(
     old_factory = conn.text_factory
     conn.text_factory = decode_text  # an adopted connection gets its own factory back below
     try:
-        conn.create_function("webdedup_url_hash", 1, _url_hash_sql, deterministic=True)
         check_schema(conn)
         config = _remembered_columns(conn, config, on_message)
         layout = Layout.resolve(conn, config.columns, where)
@@ -308,13 +305,6 @@ def _held(into: dict[str, float]) -> Iterator[None]:
 def _data_version(conn: sqlite3.Connection) -> int:
     """Changes when another connection commits to the database (SQLite's data_version)."""
     return int(conn.execute("PRAGMA data_version").fetchone()[0])
-
-
-def _url_hash_sql(url: Any) -> str:
-    """``webdedup_url_hash()``: write_back.sql passes TEXT as a BLOB (see there)."""
-    if isinstance(url, bytes):
-        url = url.decode("utf-8", "replace")
-    return url_hash(url if isinstance(url, str) else None)
 
 
 def _renumbered(conn: sqlite3.Connection) -> int:
