@@ -468,6 +468,54 @@ def export_command(
             click.echo(line, err="-" in (json_path, csv_path))
 
 
+@cli.command("review")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8321,
+    show_default=True,
+    help="Port to serve on (0: any free port, printed at start).",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to serve on. The app has no login: keep it on 127.0.0.1.",
+)
+@busy_timeout_option()
+def review_command(path: str, port: int, host: str, busy_timeout: float) -> None:
+    """Review the duplicate groups of the annotated crawl database PATH in a browser.
+
+    Serves a local app (stopped by Ctrl-C or SIGTERM) that pages through every group, largest
+    first, with search (URL, title) and filters (kind, host, group size, lowest score,
+    language when the table has a lang column), each group's canonical with its election
+    values and each member's differences marked, the group-size and score pictures, and two
+    verdicts: a member is "not a duplicate" of its canonical, or a member should be the
+    canonical. Verdicts are stored in the database (table _webdedup_verdicts) and every later
+    'webdedup db' run, full or incremental, honours them.
+
+    \b
+    Example:
+        webdedup review crawl.sqlite            # then open http://127.0.0.1:8321/
+        webdedup review crawl.sqlite --port 0   # any free port
+    """
+    from .review import serve
+
+    def ready(url: str) -> None:
+        click.echo(f"webdedup review: serving {path} at {url} (Ctrl-C stops it)")
+
+    with errors_to_exit_codes():
+        try:
+            serve(path, host=host, port=port, busy_timeout=busy_timeout, on_ready=ready)
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot serve on {host}:{port} ({exc.strerror or exc}); choose another "
+                "--port (0 picks a free one)"
+            ) from exc
+    click.echo("webdedup review: stopped")
+
+
 @cli.command("explain")
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.argument("page_a")

@@ -137,6 +137,61 @@ def word_diff(a: Sequence[str], b: Sequence[str]) -> tuple[str, str, float]:
     return " ".join(left), " ".join(right), matcher.ratio()
 
 
+def inline_diff(a: Sequence[str], b: Sequence[str]) -> tuple[str, float]:
+    """``b`` as HTML with the words it lacks from ``a`` struck (``<del>``) and its own words
+    marked (``<ins>``), in one column, and the two lists' similarity (0-1).
+
+    >>> inline_diff("a b c d".split(), "a b x d".split())[0]
+    'a b <del>c</del> <ins>x</ins> d'
+    """
+    matcher = SequenceMatcher(None, _word_keys(a), _word_keys(b), autojunk=False)
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.append(_fold(b[j1:j2]))
+            continue
+        if i2 > i1:
+            out.append(f"<del>{_e(' '.join(a[i1:i2]))}</del>")
+        if j2 > j1:
+            out.append(f"<ins>{_e(' '.join(b[j1:j2]))}</ins>")
+    return " ".join(out), matcher.ratio()
+
+
+def measures(params: dict[str, Any]) -> dict[str, str]:
+    """What each score on a review page measures, for the last run's parameters.
+
+    ``dup_score`` and ``edge`` of a near-duplicate are the run's verified similarity (its
+    method's measure); ``word similarity`` is the review's own comparison of the shown words.
+
+    >>> measures({"method": "levenshtein"})["near"]
+    'Levenshtein (Indel) ratio of the first 20,000 characters of the normalized texts'
+    """
+    method = params.get("method", "minhash")
+    if method == "simhash":
+        near = "SimHash similarity (1 - Hamming distance / 64 of the 64-bit SimHashes)"
+    elif method == "levenshtein":
+        near = "Levenshtein (Indel) ratio of the first 20,000 characters of the normalized texts"
+    else:
+        shingle = "overlap coefficient" if params.get("similarity", "overlap") == "overlap" else (
+            "Jaccard similarity"
+        )
+        size = params.get("shingle_size", 5)
+        near = (
+            f"verified {shingle} of the {size}-word shingle sets (not the MinHash estimate); "
+            "where that fell in the grey zone [0.5, threshold) and the Levenshtein ratio "
+            "reached threshold + 0.05, that Levenshtein ratio"
+        )
+    return {
+        "url": "1.0: same canonical URL (a re-crawl or a URL variant)",
+        "exact": "1.0: same normalized text (SHA-1 of the text)",
+        "near": near,
+        "words": (
+            f"word similarity: difflib ratio of the first {MAX_WORDS:,} words shown, "
+            "case-folded (the review's own measure, not the run's)"
+        ),
+    }
+
+
 def _words(text: str | None) -> tuple[list[str], int]:
     words = (text or "").split()
     return words[:MAX_WORDS], len(words)
