@@ -1,5 +1,7 @@
 """``webdedup review``: the review app on a local HTTP server (the standard library's).
 
+One request at a time, in the serving thread: the app is for one reviewer's browser.
+
 Served on 127.0.0.1 by default; Ctrl-C or SIGTERM stops it (exit 0). Requests whose
 ``Host`` is not the address served are refused (a web page elsewhere cannot reach the app
 through DNS rebinding), and every form carries the app's token (no other site can post a
@@ -11,7 +13,7 @@ from __future__ import annotations
 import signal
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -86,8 +88,9 @@ def serve(
     ``port`` 0 picks a free port; ``on_ready`` gets the URL once the server listens.
     """
     app = ReviewApp(db, busy_timeout=busy_timeout)
-    server = ThreadingHTTPServer((host, port), make_handler(app, set()))
-    server.daemon_threads = True
+    # one request at a time, in this thread (the app's SQLite connection belongs to it): a
+    # reviewer's browser is the only client
+    server = HTTPServer((host, port), make_handler(app, set()))
     real_port = server.server_address[1]
     names = {host, "localhost", "127.0.0.1", "[::1]"} if host in ("127.0.0.1", "localhost") else {
         host
