@@ -15,8 +15,8 @@ Both are inline SVG (no script, nothing fetched), drawn from what the last run s
 
 Example::
 
-    >>> print(bar_chart([("2", 5), ("3", 1)], title="sizes", x_label="pages")[:40])
-    <svg xmlns="http://www.w3.org/2000/svg"
+    >>> bar_chart([("2", 5), ("3", 1)], title="sizes", x_label="pages").count("<rect")
+    2
 """
 
 from __future__ import annotations
@@ -237,3 +237,30 @@ def _count_groups(
     linked = sorted({n for pair in group_edges for n in pair})
     assigned = group_near(linked, group_edges, score_of, spec.chain_floor)
     return len({canonical for canonical, _ in assigned.values()})
+
+
+def pictures_html(conn: sqlite3.Connection, source: Source, run: dict[str, Any]) -> str:
+    """The two pictures and the threshold table (inline SVG and HTML, no script)."""
+    params = run.get("params", {})
+    method = params.get("method", run.get("method"))
+    threshold = float(params.get("threshold", 0.9))
+    _, what = score_source(conn, method)
+    sizes = group_size_chart(group_sizes(conn, source))
+    scores = score_chart(score_histogram(conn, method), threshold, what)
+    t = threshold_groups(conn, source)
+    cells = "".join(
+        f"<tr><td>{level:g}{' (the run)' if level == t.threshold else ''}</td>"
+        f"<td>{'n/a' if n is None else f'{n:,}'}</td></tr>"
+        for level, n in t.groups.items()
+    )
+    notes = "".join(f"<li>{_e(n)}</li>" for n in t.notes)
+    return (
+        '<section class="pictures" id="pictures">'
+        f"<div>{sizes}</div><div>{scores}</div>"
+        '<div><table class="thresholds"><caption>Near-duplicate groups by threshold '
+        "</caption><tr><th>threshold</th><th>groups of near-duplicate texts</th></tr>"
+        f'{cells}</table><ul class="note">{notes}<li>groups of distinct texts joined by the '
+        "stored scores, clustered as the run clusters them (stars, no chaining); "
+        "re-crawls of one URL and reviewers' verdicts are not taken into account</li></ul>"
+        "</div></section>"
+    )

@@ -22,14 +22,7 @@ from ..algorithms.election import DEFAULT_ELECTION, ELECTION_KEYS, validate_elec
 from ..algorithms.html_text import extract_text
 from ..errors import ConfigError, InputError, WebdedupError
 from ..output.html_review import CSS, MAX_MEMBERS, _e, _link, _words, inline_diff, measures
-from ..output.pictures import (
-    group_size_chart,
-    group_sizes,
-    score_chart,
-    score_histogram,
-    score_source,
-    threshold_groups,
-)
+from ..output.pictures import pictures_html
 from ..output.source import KINDS, Source, counts, last_run, read_layout
 from ..store import connect, migrate, quote, run_script, sql, table_columns, transaction
 from ..store.pages import as_text
@@ -568,31 +561,4 @@ def _page_head(title: str) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{_e(title)}</title>\n<style>{CSS}{APP_CSS}</style>\n</head>\n<body>\n"
-    )
-
-
-def pictures_html(conn: sqlite3.Connection, source: Source, run: dict[str, Any]) -> str:
-    """The two pictures and the threshold table (inline SVG and HTML, no script)."""
-    params = run.get("params", {})
-    method = params.get("method", run.get("method"))
-    threshold = float(params.get("threshold", 0.9))
-    _, what = score_source(conn, method)
-    sizes = group_size_chart(group_sizes(conn, source))
-    scores = score_chart(score_histogram(conn, method), threshold, what)
-    t = threshold_groups(conn, source)
-    cells = "".join(
-        f"<tr><td>{level:g}{' (the run)' if level == t.threshold else ''}</td>"
-        f"<td>{'n/a' if n is None else f'{n:,}'}</td></tr>"
-        for level, n in t.groups.items()
-    )
-    notes = "".join(f"<li>{_e(n)}</li>" for n in t.notes)
-    return (
-        '<section class="pictures" id="pictures">'
-        f"<div>{sizes}</div><div>{scores}</div>"
-        '<div><table class="thresholds"><caption>Near-duplicate groups by threshold '
-        "</caption><tr><th>threshold</th><th>groups of near-duplicate texts</th></tr>"
-        f'{cells}</table><ul class="note">{notes}<li>groups of distinct texts joined by the '
-        "stored scores, clustered as the run clusters them (stars, no chaining); "
-        "re-crawls of one URL and reviewers' verdicts are not taken into account</li></ul>"
-        "</div></section>"
     )
