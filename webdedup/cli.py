@@ -393,6 +393,14 @@ def ingest_command(
     default=None,
     help="Write the self-contained HTML review page here.",
 )
+@click.option(
+    "--datasette",
+    "datasette_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write Datasette metadata here (YAML for .yml/.yaml, else JSON): state tables "
+    "hidden, output columns described, facets dup_kind and dup_group_size.",
+)
 @click.option("--with-text", is_flag=True, help="Add the page text as a last CSV column.")
 @click.option(
     "--min-group-size",
@@ -424,6 +432,7 @@ def export_command(
     json_path: str | None,
     csv_path: str | None,
     html_path: str | None,
+    datasette_path: str | None,
     with_text: bool,
     min_group_size: int | None,
     kinds: tuple[str, ...],
@@ -444,11 +453,23 @@ def export_command(
         webdedup export crawl.sqlite --json report.json --csv pages.csv --html review.html
         webdedup export crawl.sqlite --csv near.csv --kind near --min-group-size 3 --with-text
         webdedup export crawl.sqlite --json - | jq '.meta.counts'
+        webdedup export crawl.sqlite --datasette metadata.yml
+        datasette crawl.sqlite --metadata metadata.yml
     """
     from .output import ExportFilters, export
+    from .output.datasette import write_datasette_metadata
 
-    if not (json_path or csv_path or html_path):
-        raise click.UsageError("nothing to export: give at least one of --json, --csv, --html")
+    if not (json_path or csv_path or html_path or datasette_path):
+        raise click.UsageError(
+            "nothing to export: give at least one of --json, --csv, --html, --datasette"
+        )
+    if datasette_path:
+        with errors_to_exit_codes():
+            write_datasette_metadata(path, datasette_path, busy_timeout=busy_timeout)
+        if not quiet:
+            click.echo(f"Datasette metadata: {datasette_path}")
+        if not (json_path or csv_path or html_path):
+            return
     if json_path == "-" and csv_path == "-":
         raise click.UsageError("only one of --json and --csv can go to stdout ('-')")
     stdout = sys.stdout
