@@ -57,13 +57,13 @@ def give(path: Path, kind: str, a: int, b: int | None = None) -> int:
         conn.close()
 
 
-def full_twin(path: Path, tmp: Path) -> dict:
+def full_twin(path: Path, tmp: Path, method: str = "minhash") -> dict:
     twin = tmp / "twin.sqlite"
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
     shutil.copy(path, twin)
-    Deduplicator().run_on_db(twin, full=True)
+    Deduplicator(method=method).run_on_db(twin, full=True)
     return annotations(twin)
 
 
@@ -160,3 +160,17 @@ def test_explain_names_the_verdict_that_decided(family):
     chosen = explain_pair(family, "4", "1")
     assert any(d["key"] == "reviewer" for d in chosen["election"]["decisions"])
     assert "chosen as canonical by a reviewer" in format_explanation(chosen)
+
+
+def test_the_levenshtein_window_honours_both_verdicts(tmp_path):
+    path = near_family(tmp_path / "crawl.sqlite")
+    d = Deduplicator(method="levenshtein")
+    d.run_on_db(path)
+    assert {annotations(path)[i][CANONICAL] for i in (1, 2, 3, 4)} == {1}
+    give(path, "not_duplicate", 3, 1)
+    give(path, "canonical", 2, 1)
+    assert d.run_on_db(path).mode == "incremental"
+    rows = annotations(path)
+    assert rows[3][GROUP] != rows[2][GROUP]
+    assert rows[1][CANONICAL] == rows[4][CANONICAL] == 2
+    assert rows == full_twin(path, tmp_path, "levenshtein")

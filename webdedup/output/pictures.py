@@ -53,7 +53,7 @@ def bar_chart(
     title: str,
     x_label: str,
     marker: tuple[float, str] | None = None,
-    width: int = 560,
+    width: int = 500,
     height: int = 200,
 ) -> str:
     """An SVG bar chart (labels and values escaped); ``marker`` draws a labelled vertical
@@ -248,9 +248,11 @@ def pictures_html(conn: sqlite3.Connection, source: Source, run: dict[str, Any])
     sizes = group_size_chart(group_sizes(conn, source))
     scores = score_chart(score_histogram(conn, method), threshold, what)
     t = threshold_groups(conn, source)
+    (actual,) = conn.execute(source.sql("near_group_count", folder="review")).fetchone()
     cells = "".join(
         f"<tr><td>{level:g}{' (the run)' if level == t.threshold else ''}</td>"
-        f"<td>{'n/a' if n is None else f'{n:,}'}</td></tr>"
+        f"<td>{'n/a' if n is None else f'{n:,}'}</td>"
+        f"<td>{f'{int(actual):,}' if level == t.threshold else ''}</td></tr>"
         for level, n in t.groups.items()
     )
     notes = "".join(f"<li>{_e(n)}</li>" for n in t.notes)
@@ -258,7 +260,8 @@ def pictures_html(conn: sqlite3.Connection, source: Source, run: dict[str, Any])
         '<section class="pictures" id="pictures">'
         f"<div>{sizes}</div><div>{scores}</div>"
         '<div><table class="thresholds"><caption>Near-duplicate groups by threshold '
-        "</caption><tr><th>threshold</th><th>groups of near-duplicate texts</th></tr>"
+        "</caption><tr><th>threshold</th><th>groups of near-duplicate texts</th>"
+        "<th>the run's groups with a near member</th></tr>"
         f'{cells}</table><ul class="note">{notes}<li>groups of distinct texts joined by the '
         "stored scores, clustered as the run clusters them (stars, no chaining); "
         "re-crawls of one URL and reviewers' verdicts are not taken into account</li></ul>"

@@ -190,6 +190,7 @@ class ReviewApp:
         self._built_for: Any = None
         self._lang: str | None = None
         self._pictures: tuple[Any, str] | None = None
+        self._run_started = ""
         with self._lock:
             self._refresh()  # fail now (not at the first request) on a database not annotated
 
@@ -206,8 +207,12 @@ class ReviewApp:
         if self._conn is None:
             self._conn = connect(self.db, busy_timeout=self.busy_timeout, write=False)
         conn = self._conn
-        run = conn.execute("SELECT max(id) FROM _webdedup_runs WHERE status = 'ok'").fetchone()
+        run = conn.execute(
+            "SELECT id, started_at FROM _webdedup_runs WHERE status = 'ok' ORDER BY id DESC "
+            "LIMIT 1"
+        ).fetchone()
         key = run[0] if run else None
+        self._run_started = str(run[1]) if run else ""
         if self._source is None or key != self._built_for:
             source = read_layout(conn, str(self.db))
             have = set(table_columns(conn, source.table))
@@ -507,8 +512,15 @@ class ReviewApp:
         )
 
     def _verdict_line(self, v: Verdict, back: str) -> str:
+        # ISO 8601 UTC strings of one format compare as times
+        applied = bool(self._run_started) and v.created_at < self._run_started
+        when = (
+            "honoured by the last run"
+            if applied
+            else "applies from the next <code>webdedup db</code> run"
+        )
         return (
-            f"{_e(v.describe())} — applies from the next <code>webdedup db</code> run "
+            f"{_e(v.describe())} — {when} "
             f'<form class="verdict" method="post" action="/verdict/withdraw">'
             f'<input type="hidden" name="token" value="{_e(self.token)}">'
             f'<input type="hidden" name="id" value="{v.id}">'
