@@ -174,3 +174,26 @@ def test_the_levenshtein_window_honours_both_verdicts(tmp_path):
     assert rows[3][GROUP] != rows[2][GROUP]
     assert rows[1][CANONICAL] == rows[4][CANONICAL] == 2
     assert rows == full_twin(path, tmp_path, "levenshtein")
+
+
+def test_a_chosen_canonical_wins_the_url_and_exact_elections_too(tmp_path):
+    text = " ".join(real_texts()[9]["text"].split()[:200])
+    path = write_pages(
+        tmp_path / "crawl.sqlite",
+        [
+            make_page("https://site.example/a", text, datetime="2024-05-01"),
+            make_page("http://site.example/a?utm_source=x", text, datetime="2024-01-01"),
+            make_page("https://mirror.example/a", text.upper(), datetime="2024-01-01"),
+        ],
+    )
+    Deduplicator().run_on_db(path)
+    rows = annotations(path)
+    assert [rows[i][KIND] for i in (1, 2, 3)] == [None, "url", "exact"]
+    give(path, "canonical", 2, 1)  # the URL variant
+    Deduplicator().run_on_db(path)
+    rows = annotations(path)
+    assert [rows[i][CANONICAL] for i in (1, 2, 3)] == [2, 2, 2]
+    assert [rows[i][KIND] for i in (1, 2, 3)] == ["url", None, "exact"]
+    give(path, "canonical", 3, 2)  # the later choice wins
+    Deduplicator().run_on_db(path, full=True)
+    assert [annotations(path)[i][CANONICAL] for i in (1, 2, 3)] == [3, 3, 3]
