@@ -27,6 +27,7 @@ LAYERS = {
     "output": 6,
     "ingest": 6,
     "api": 7,
+    "review": 7,
     "cli": 8,
     "": 9,  # webdedup/__init__.py
 }

@@ -119,7 +119,8 @@ def test_cli_text_and_json(crawl):  # noqa: F811
     res = invoke("explain", str(crawl), str(a), str(b), "--json")
     data = json.loads(res.output)
     assert [p["id"] for p in data["pages"]] == [a, b]
-    assert set(data) == {"pages", "run", "similarity", "method", "threshold", "link", "election"}
+    assert set(data) == {"pages", "run", "similarity", "method", "threshold", "link", "election",
+                         "verdicts"}
 
 
 def test_cli_unknown_page_and_unannotated_db(crawl, tmp_path):  # noqa: F811

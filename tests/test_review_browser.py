@@ -6,6 +6,7 @@ Skipped when chromium is not installed; ``.ci/install-chromium.sh`` installs it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -86,9 +87,10 @@ def test_review_page_in_headless_chromium(crawl, tmp_path):  # noqa: F811
     dom.feed(res.stdout)
     text = "".join(dom.text)
 
-    # the hostile title is shown as text, and no script element exists at all
+    # the hostile title is shown as text; the one script element is the page's own filters
     assert SCRIPT_TITLE in text
-    assert "script" not in dom.tags
+    assert dom.tags.count("script") == 1
+    assert "svg" in dom.tags and "Contents" in text  # the pictures and the contents
     # nothing that would fetch from elsewhere
     for tag in ("img", "link", "iframe", "object", "embed"):
         assert tag not in dom.tags
@@ -100,6 +102,15 @@ def test_review_page_in_headless_chromium(crawl, tmp_path):  # noqa: F811
     # the near copy's member is there with its changed words marked
     assert NEAR_URL in text and "ins" in dom.tags and "del" in dom.tags
     assert "word similarity" in text
+
+    # the in-page filters, set from the query string: only groups with a near member stay
+    res = chromium(tmp_path, "--dump-dom", page.as_uri() + "?kind=near")
+    assert res.returncode == 0, res.stderr[-2000:]
+    sections = re.findall(r'<section class="group"[^>]*>', res.stdout)
+    visible = [s for s in sections if " hidden" not in s]
+    assert sections and visible and len(visible) < len(sections)
+    assert all("near" in s for s in visible)
+    assert all("near" not in s.split("data-kinds=")[1] for s in sections if " hidden" in s)
 
     shot = tmp_path / "review.png"
     res = chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,1600", page.as_uri())

@@ -393,6 +393,14 @@ def ingest_command(
     default=None,
     help="Write the self-contained HTML review page here.",
 )
+@click.option(
+    "--datasette",
+    "datasette_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write Datasette metadata here (YAML for .yml/.yaml, else JSON): state tables "
+    "hidden, output columns described, facets dup_kind and dup_group_size.",
+)
 @click.option("--with-text", is_flag=True, help="Add the page text as a last CSV column.")
 @click.option(
     "--min-group-size",
@@ -424,6 +432,7 @@ def export_command(
     json_path: str | None,
     csv_path: str | None,
     html_path: str | None,
+    datasette_path: str | None,
     with_text: bool,
     min_group_size: int | None,
     kinds: tuple[str, ...],
@@ -444,11 +453,23 @@ def export_command(
         webdedup export crawl.sqlite --json report.json --csv pages.csv --html review.html
         webdedup export crawl.sqlite --csv near.csv --kind near --min-group-size 3 --with-text
         webdedup export crawl.sqlite --json - | jq '.meta.counts'
+        webdedup export crawl.sqlite --datasette metadata.yml
+        datasette crawl.sqlite --metadata metadata.yml
     """
     from .output import ExportFilters, export
+    from .output.datasette import write_datasette_metadata
 
-    if not (json_path or csv_path or html_path):
-        raise click.UsageError("nothing to export: give at least one of --json, --csv, --html")
+    if not (json_path or csv_path or html_path or datasette_path):
+        raise click.UsageError(
+            "nothing to export: give at least one of --json, --csv, --html, --datasette"
+        )
+    if datasette_path:
+        with errors_to_exit_codes():
+            write_datasette_metadata(path, datasette_path, busy_timeout=busy_timeout)
+        if not quiet:
+            click.echo(f"Datasette metadata: {datasette_path}")
+        if not (json_path or csv_path or html_path):
+            return
     if json_path == "-" and csv_path == "-":
         raise click.UsageError("only one of --json and --csv can go to stdout ('-')")
     stdout = sys.stdout
@@ -466,6 +487,54 @@ def export_command(
     if not quiet:
         for line in summary.lines():
             click.echo(line, err="-" in (json_path, csv_path))
+
+
+@cli.command("review")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8321,
+    show_default=True,
+    help="Port to serve on (0: any free port, printed at start).",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to serve on. The app has no login: keep it on 127.0.0.1.",
+)
+@busy_timeout_option()
+def review_command(path: str, port: int, host: str, busy_timeout: float) -> None:
+    """Review the duplicate groups of the annotated crawl database PATH in a browser.
+
+    Serves a local app (stopped by Ctrl-C or SIGTERM) that pages through every group, largest
+    first, with search (URL, title) and filters (kind, host, group size, lowest score,
+    language when the table has a lang column), each group's canonical with its election
+    values and each member's differences marked, the group-size and score pictures, and two
+    verdicts: a member is "not a duplicate" of its canonical, or a member should be the
+    canonical. Verdicts are stored in the database (table _webdedup_verdicts) and every later
+    'webdedup db' run, full or incremental, honours them.
+
+    \b
+    Example:
+        webdedup review crawl.sqlite            # then open http://127.0.0.1:8321/
+        webdedup review crawl.sqlite --port 0   # any free port
+    """
+    from .review import serve
+
+    def ready(url: str) -> None:
+        click.echo(f"webdedup review: serving {path} at {url} (Ctrl-C stops it)")
+
+    with errors_to_exit_codes():
+        try:
+            serve(path, host=host, port=port, busy_timeout=busy_timeout, on_ready=ready)
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot serve on {host}:{port} ({exc.strerror or exc}); choose another "
+                "--port (0 picks a free one)"
+            ) from exc
+    click.echo("webdedup review: stopped")
 
 
 @cli.command("explain")

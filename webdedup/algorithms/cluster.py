@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
-__all__ = ["UnionFind", "component_edges", "degree_stars", "group_near"]
+__all__ = ["UnionFind", "component_edges", "degree_stars", "drop_cannot_links", "group_near"]
 
 
 class UnionFind:
@@ -143,11 +143,28 @@ def component_edges(
     return out
 
 
+def drop_cannot_links(
+    group_edges: dict[tuple[int, int], float], apart: Iterable[tuple[int, int]]
+) -> dict[tuple[int, int], float]:
+    """``group_edges`` without the pairs a reviewer said are not duplicates (pure).
+
+    Pairs are matched in either order.
+
+    >>> drop_cannot_links({(1, 2): 0.95, (2, 3): 0.91}, [(2, 1)])
+    {(2, 3): 0.91}
+    """
+    gone = {(min(a, b), max(a, b)) for a, b in apart}
+    if not gone:
+        return group_edges
+    return {pair: s for pair, s in group_edges.items() if pair not in gone}
+
+
 def group_near(
     order: Sequence[int],
     group_edges: dict[tuple[int, int], float],
     score_of: Callable[[int, int], float],
     chain_floor: float,
+    apart: Iterable[tuple[int, int]] = (),
 ) -> dict[int, tuple[int, float]]:
     """``{exact winner: (canonical, score)}`` for every group that joins a near group (pure).
 
@@ -158,7 +175,21 @@ def group_near(
     ``chain_floor``. Members that fail are clustered again among themselves. So A~B~C with A
     and C unrelated never becomes one group, while two copies of one original that are a
     little less alike than the threshold (both linked to it) stay together.
+
+    ``apart`` lists cannot-link pairs (reviewers' "not a duplicate" verdicts): without an
+    edge between them they could still meet in one star through a common neighbour, so a
+    member that cannot link with the canonical or with a member already taken is evicted
+    like one under ``chain_floor`` and clustered again among the rest.
+
+    >>> group_near([1, 2, 3], {(1, 2): 0.9, (1, 3): 0.9}, lambda a, b: 0.9, 0.5)
+    {2: (1, 0.9), 3: (1, 0.9)}
+    >>> group_near([1, 2, 3], {(1, 2): 0.9, (1, 3): 0.9}, lambda a, b: 0.9, 0.5, [(2, 3)])
+    {2: (1, 0.9)}
     """
+    cannot: dict[int, set[int]] = {}
+    for a, b in apart:
+        cannot.setdefault(a, set()).add(b)
+        cannot.setdefault(b, set()).add(a)
     out: dict[int, tuple[int, float]] = {}
     pending = set(order)
     while True:
@@ -172,13 +203,18 @@ def group_near(
         evicted: set[int] = set()
         for members in stars.values():
             canonical = members[0]
+            taken = {canonical}
             for m in members[1:]:
+                if cannot and not cannot.get(m, set()).isdisjoint(taken):
+                    evicted.add(m)
+                    continue
                 key = (m, canonical) if m < canonical else (canonical, m)
                 score = group_edges.get(key)
                 if score is None:
                     score = score_of(m, canonical)
                 if score >= chain_floor:
                     out[m] = (canonical, round(score, 6))
+                    taken.add(m)
                 else:
                     evicted.add(m)
             pending.difference_update(set(members) - evicted)

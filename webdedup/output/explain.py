@@ -37,6 +37,7 @@ from ..config import Config
 from ..errors import ConfigError, InputError
 from ..store import sql
 from ..store.pages import PageInput, as_text, page_text
+from ..store.verdicts import pin_ranks, read_verdicts
 from .source import Source, open_source
 
 #: Characters of normalized text compared by the Levenshtein ratio (as the run compares them).
@@ -288,13 +289,30 @@ def _election(
         if p["canonical_id"] is not None and p["canonical_id"] != p["id"]:
             pairs.append((p["canonical_id"], p["id"]))
     seen = set()
+    pins = pin_ranks(read_verdicts(conn))
     for x, y in pairs:
         rx, ry = rows.get(x), rows.get(y)
         if (x, y) in seen or rx is None or ry is None:
             continue
         seen.add((x, y))
-        out["decisions"].append({"between": [x, y], **_decide(keys, rx, ry)})
+        decided = _pinned(pins, x, y) or _decide(keys, rx, ry)
+        out["decisions"].append({"between": [x, y], **decided})
     return out
+
+
+def _pinned(pins: dict[int, int], x: int, y: int) -> dict[str, Any] | None:
+    """The decision of a reviewer's "canonical" verdict, which goes before the election order
+    (the later choice first when both pages were chosen); None when it does not decide."""
+    rx, ry = pins.get(x), pins.get(y)
+    if rx == ry:
+        return None
+    winner = x if ry is None or (rx is not None and rx < ry) else y
+    return {
+        "winner": winner,
+        "key": "reviewer",
+        "rule": "chosen as canonical by a reviewer, before the election order",
+        "values": {str(p): "chosen" if r is not None else "-" for p, r in ((x, rx), (y, ry))},
+    }
 
 
 def explain_pair(
@@ -339,6 +357,7 @@ def explain_pair(
             )
             path = _edge_path(conn, layout, page_a, page_b)
             election = _election(conn, layout, page_a, page_b)
+            verdicts = read_verdicts(conn, {id_a, id_b})
         finally:
             if conn.in_transaction:
                 conn.execute("COMMIT")
@@ -355,6 +374,7 @@ def explain_pair(
             "path": path,
         },
         "election": election,
+        "verdicts": [v.describe() for v in verdicts],
     }
 
 
@@ -443,4 +463,7 @@ def format_explanation(e: dict[str, Any]) -> str:
         lines.append(f"   #{d['winner']} beats #{loser} on {d['key']} ({d['rule']}; {vals})")
     for pid, reason in el["ignored"].items():
         lines.append(f"   #{pid} was ignored: {printable(reason)}")
+    if e.get("verdicts"):
+        lines.append("reviewer verdicts (honoured by every run since):")
+        lines += [f"   {printable(v)}" for v in e["verdicts"]]
     return "\n".join(lines)

@@ -1,8 +1,11 @@
 """The HTML review page: duplicate groups, largest first, canonical and member side by side.
 
-One self-contained file: inline CSS, no script, nothing fetched (a Content-Security-Policy of
-``default-src 'none'`` says so to the browser too). Every string that comes from a page (URL,
-title, text) goes through :func:`html.escape`; only ``http(s)`` URLs become links.
+One self-contained file: inline CSS and one small inline script (the in-page filters, allowed
+by its hash), nothing fetched (a Content-Security-Policy of ``default-src 'none'`` says so to
+the browser too). It opens with the pictures (:mod:`.pictures`), a legend naming each score's
+measure, the filters (search, kind, size) and a table of contents. Every string that comes
+from a page (URL, title, text) goes through :func:`html.escape`; only ``http(s)`` URLs become
+links.
 
 For each member the page shows the canonical's text and the member's text next to each other,
 with a word-level diff (:class:`difflib.SequenceMatcher` over word lists, at most
@@ -20,6 +23,8 @@ Example::
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import sqlite3
 import unicodedata
@@ -36,6 +41,7 @@ from ..algorithms.html_text import extract_text
 from ..store.pages import as_text
 from ..version import __version__
 from .files import open_output
+from .pictures import pictures_html
 from .source import ExportFilters, Source, counts, last_run, open_source
 
 #: Words of each text compared and shown (the diff is quadratic in the worst case).
@@ -82,7 +88,53 @@ ins { background: #aceebb; text-decoration: none; }
 .more { padding: 8px 14px; border-top: 1px solid var(--line); font-size: 12px; }
 .more ul { margin: 4px 0 0; padding-left: 18px; }
 .note { color: var(--muted); font-size: 12px; }
+.pictures { display: flex; flex-wrap: wrap; gap: 18px; margin: 12px 0; }
+table.thresholds { border-collapse: collapse; font-size: 13px; }
+table.thresholds td, table.thresholds th { border: 1px solid var(--line); padding: 2px 8px; }
+dl.legend { font-size: 12px; color: var(--muted); }
+dl.legend dt { font-weight: 600; }
+form.filters { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: end; margin: 12px 0; }
+form.filters label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); }
+nav.toc { font-size: 13px; columns: 2 24em; }
+nav.toc ol { margin: 4px 0; }
 """
+
+#: The in-page filters: hide the groups (and their table-of-contents entries) that do not
+#: match the search words (URLs and titles), the kind and the minimum size; the page's query
+#: string (``review.html?kind=near&q=blog``) sets them on opening. Works offline.
+SCRIPT = """(function () {
+  var f = document.getElementById("filters");
+  if (!f) { return; }
+  function apply() {
+    var q = f.elements.q.value.trim().toLowerCase();
+    var k = f.elements.kind.value;
+    var m = parseInt(f.elements.min_size.value || "0", 10) || 0;
+    var shown = 0;
+    document.querySelectorAll("section.group").forEach(function (s) {
+      var ok = (!k || (" " + s.dataset.kinds + " ").indexOf(" " + k + " ") >= 0) &&
+               Number(s.dataset.size) >= m;
+      if (ok && q) {
+        var t = "";
+        s.querySelectorAll("h3, .url").forEach(function (e) { t += " " + e.textContent; });
+        ok = t.toLowerCase().indexOf(q) >= 0;
+      }
+      s.hidden = !ok;
+      var entry = document.getElementById("toc-" + s.dataset.group);
+      if (entry) { entry.hidden = !ok; }
+      if (ok) { shown += 1; }
+    });
+    document.getElementById("shown").textContent = String(shown);
+  }
+  f.addEventListener("input", apply);
+  f.addEventListener("submit", function (e) { e.preventDefault(); apply(); });
+  var given = new URLSearchParams(window.location.search);
+  ["q", "kind", "min_size"].forEach(function (n) {
+    if (given.get(n)) { f.elements[n].value = given.get(n); }
+  });
+  apply();
+})();
+"""
+SCRIPT_HASH = base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
 
 
 def _e(value: Any) -> str:
@@ -135,6 +187,61 @@ def word_diff(a: Sequence[str], b: Sequence[str]) -> tuple[str, str, float]:
         if j2 > j1:
             right.append(f"<ins>{_e(' '.join(b[j1:j2]))}</ins>")
     return " ".join(left), " ".join(right), matcher.ratio()
+
+
+def inline_diff(a: Sequence[str], b: Sequence[str]) -> tuple[str, float]:
+    """``b`` as HTML with the words it lacks from ``a`` struck (``<del>``) and its own words
+    marked (``<ins>``), in one column, and the two lists' similarity (0-1).
+
+    >>> inline_diff("a b c d".split(), "a b x d".split())[0]
+    'a b <del>c</del> <ins>x</ins> d'
+    """
+    matcher = SequenceMatcher(None, _word_keys(a), _word_keys(b), autojunk=False)
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.append(_fold(b[j1:j2]))
+            continue
+        if i2 > i1:
+            out.append(f"<del>{_e(' '.join(a[i1:i2]))}</del>")
+        if j2 > j1:
+            out.append(f"<ins>{_e(' '.join(b[j1:j2]))}</ins>")
+    return " ".join(out), matcher.ratio()
+
+
+def measures(params: dict[str, Any]) -> dict[str, str]:
+    """What each score on a review page measures, for the last run's parameters.
+
+    ``dup_score`` and ``edge`` of a near-duplicate are the run's verified similarity (its
+    method's measure); ``word similarity`` is the review's own comparison of the shown words.
+
+    >>> measures({"method": "levenshtein"})["near"]
+    'Levenshtein (Indel) ratio of the first 20,000 characters of the normalized texts'
+    """
+    method = params.get("method", "minhash")
+    if method == "simhash":
+        near = "SimHash similarity (1 - Hamming distance / 64 of the 64-bit SimHashes)"
+    elif method == "levenshtein":
+        near = "Levenshtein (Indel) ratio of the first 20,000 characters of the normalized texts"
+    else:
+        shingle = "overlap coefficient" if params.get("similarity", "overlap") == "overlap" else (
+            "Jaccard similarity"
+        )
+        size = params.get("shingle_size", 5)
+        near = (
+            f"verified {shingle} of the {size}-word shingle sets (not the MinHash estimate); "
+            "where that fell in the grey zone [0.5, threshold) and the Levenshtein ratio "
+            "reached threshold + 0.05, that Levenshtein ratio"
+        )
+    return {
+        "url": "1.0: same canonical URL (a re-crawl or a URL variant)",
+        "exact": "1.0: same normalized text (SHA-1 of the text)",
+        "near": near,
+        "words": (
+            f"word similarity: difflib ratio of the first {MAX_WORDS:,} words shown, "
+            "case-folded (the review's own measure, not the run's)"
+        ),
+    }
 
 
 def _words(text: str | None) -> tuple[list[str], int]:
@@ -241,7 +348,8 @@ def render_group(group_id: int, size: int, rows: Iterable[dict[str, Any]]) -> st
             hidden += 1
     kind_text = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     out = [
-        f'<section class="group" id="g{group_id}">\n'
+        f'<section class="group" id="g{group_id}" data-group="{group_id}" data-size="{size}" '
+        f'data-kinds="{_e(" ".join(sorted(kinds)))}">\n'
         f"<h2>Group {group_id} · {size} pages "
         f'<span class="kinds">({_e(kind_text) or "canonical only"}; canonical '
         f"#{canonical.id if canonical else '?'})</span></h2>\n"
@@ -269,7 +377,8 @@ def _head(title: str) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta http-equiv="Content-Security-Policy" '
-        "content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+        f"content=\"default-src 'none'; style-src 'unsafe-inline'; "
+        f"script-src 'sha256-{SCRIPT_HASH}'\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{_e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
@@ -308,16 +417,56 @@ def write_review_to(
         f"Generated {_e(generated)} by webdedup {_e(__version__)}.</p>\n"
         '<p class="summary">Each member is shown beside its group\'s canonical page: '
         "<del>words only in the canonical</del>, <ins>words only in the member</ins>.</p>\n"
-        "</header>\n<main>\n"
+        f"{_legend(params)}</header>\n<main>\n"
     )
+    out.write(pictures_html(conn, layout, run))
+    toc = _toc(conn, layout, filters, max_groups)
+    out.write(
+        '<form class="filters" id="filters"><label>search URL or title'
+        '<input name="q" type="search" size="28"></label><label>kind<select name="kind">'
+        '<option value="">any</option><option>url</option><option>exact</option>'
+        '<option>near</option></select></label><label>size ≥<input name="min_size" '
+        'type="number" min="2" style="width:5em"></label><span class="note">'
+        f'<span id="shown">{len(toc)}</span> of {len(toc):,} groups shown</span></form>\n'
+    )
+    if toc:
+        out.write('<nav class="toc"><strong>Contents</strong><ol>' + "".join(toc) + "</ol></nav>\n")
     shown = 0
     for section in _iter_groups(conn, layout, filters, max_groups):
         out.write(section)
         shown += 1
     if not shown:
         out.write('<p class="note">No duplicate groups to review.</p>\n')
-    out.write("</main>\n</body>\n</html>\n")
+    out.write(f"</main>\n<script>{SCRIPT}</script>\n</body>\n</html>\n")
     return shown
+
+
+def _toc(
+    conn: sqlite3.Connection, layout: Source, filters: ExportFilters, max_groups: int
+) -> list[str]:
+    """One ``<li>`` a group shown, linking to it (same groups and order as the sections)."""
+    params = filters.params() | {"max_groups": max_groups}
+    entries = []
+    for group, size, url, kinds in conn.execute(
+        layout.sql("static_toc", folder="review"), params
+    ):
+        kinds_text = ", ".join(sorted(set((kinds or "").split(",")) - {""}))
+        entries.append(
+            f'<li id="toc-{group}"><a href="#g{group}">Group {group}</a> · {size} pages'
+            f' · {_e(kinds_text)} · <span class="url">{_e(as_text(url))}</span></li>'
+        )
+    return entries
+
+
+def _legend(params: dict[str, Any]) -> str:
+    """What each score on the page measures."""
+    named = measures(params)
+    return (
+        '<dl class="legend"><dt>dup_score and edge (near-duplicates)</dt>'
+        f"<dd>{_e(named['near'])}</dd><dt>dup_score (url, exact)</dt>"
+        f"<dd>{_e(named['url'])}; {_e(named['exact'])}</dd>"
+        f"<dt>word similarity</dt><dd>{_e(named['words'])}</dd></dl>\n"
+    )
 
 
 def write_review(

@@ -134,8 +134,8 @@ class Source:
         text = self.column(alias, self.content)
         return f"CASE WHEN coalesce({text}, '') = '' THEN {self.column(alias, self.html)} END"
 
-    def sql(self, name: str, **extra: str) -> str:
-        """``sql/export/<name>.sql`` with the table and column placeholders filled."""
+    def sql(self, name: str, *, folder: str = "export", **extra: str) -> str:
+        """``sql/<folder>/<name>.sql`` with the table and column placeholders filled."""
         fills = {
             "pages": quote(self.table),
             "url": quote(self.url),
@@ -147,7 +147,7 @@ class Source:
             "html": self.text_fallback_html("p"),
         }
         fills.update(extra)
-        return sql("export/" + name, **fills)
+        return sql(f"{folder}/{name}", **fills)
 
 
 @contextmanager

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 
+from ..algorithms.election import order_by_sql
 from ..algorithms.sketch import NearSpec
 from ..config import Config
 from ..incremental.plan import Plan
@@ -45,6 +46,19 @@ class RunContext:
     phase_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     #: window scores the levenshtein phase keeps for its reruns within this run
     window_scores: dict[tuple[int, int], float] = field(default_factory=dict)
+    #: reviewers' verdicts (``store.verdicts``): pages chosen as canonical, by rank (they
+    #: are in ``temp.run_pins``), and the page pairs that are not duplicates
+    pins: dict[int, int] = field(default_factory=dict)
+    cannot_link: set[tuple[int, int]] = field(default_factory=set)
+
+    def election_sql(self) -> str:
+        """The elections' ``ORDER BY``: the pages reviewers chose as canonical first (the
+        latest choice first), then the configured order. Unchanged when there is none."""
+        order = order_by_sql(self.config.election)
+        if not self.pins:
+            return order
+        pin = "(SELECT pin_rank FROM temp.run_pins WHERE pin_id = id)"
+        return f"coalesce({pin}, {len(self.pins)}) ASC, {order}"
 
     def record(self, name: str, result: PhaseResult) -> None:
         """Keep a phase's counts (a phase run again adds up)."""

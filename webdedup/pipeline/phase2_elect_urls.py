@@ -6,14 +6,13 @@ pages without a canonical URL have a ``url_key`` of their own and win alone.
 
 from __future__ import annotations
 
-from ..algorithms.election import order_by_sql
 from ..store import run_script
 from .context import ElectionResult, RunContext
 
 
 def run(ctx: RunContext) -> ElectionResult:
     """Elect the URL winners into ``temp.run_url_election``."""
-    run_script(ctx.conn, "elect_url", election=order_by_sql(ctx.config.election))
+    run_script(ctx.conn, "elect_url", election=ctx.election_sql())
     (losers,) = ctx.conn.execute(
         "SELECT count(*) FROM temp.run_url_election WHERE url_winner <> id"
     ).fetchone()

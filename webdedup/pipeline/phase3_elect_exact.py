@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..algorithms.cluster import UnionFind
-from ..algorithms.election import order_by_sql
 from ..store import run_script, sql
 from .context import ElectionResult, RunContext
 
@@ -51,7 +50,7 @@ def run(ctx: RunContext) -> ElectionResult:
         "INSERT INTO temp.run_exact_component (id, component) VALUES (?, ?)",
         components.items(),
     )
-    run_script(conn, "elect_exact", election=order_by_sql(ctx.config.election))
+    run_script(conn, "elect_exact", election=ctx.election_sql())
     (losers,) = conn.execute(
         "SELECT count(*) FROM temp.run_exact_election WHERE exact_winner <> id"
     ).fetchone()

@@ -21,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms.cluster import component_edges, group_near
-from ..algorithms.election import order_by_sql
+from ..algorithms.cluster import component_edges, drop_cannot_links, group_near
 from ..algorithms.simhash import HASH_BITS, hamming_distances
 from ..algorithms.sketch import NearSpec, features, pair_score, text_similarity
 from ..algorithms.text import digest_text
@@ -67,14 +66,16 @@ def run(ctx: RunContext) -> NearResult:
         "INSERT OR REPLACE INTO temp.run_edges (a, b, score, method) VALUES (?, ?, ?, ?)",
         [(a, b, s, spec.method) for a, b, s in edges],
     )
-    group_edges = component_edges(edges, component)
+    # reviewers' "not a duplicate" verdicts, lifted to the exact groups: never one near group
+    apart = _groups_apart(ctx)
+    group_edges = drop_cannot_links(component_edges(edges, component), apart)
     linked = {x for pair in group_edges for x in pair}
     order = [
         r[0]
         for r in conn.execute(
             "SELECT id FROM temp.run_prepared WHERE id IN "
             f"({', '.join(map(str, sorted(linked))) or 'NULL'}) "
-            f"ORDER BY {order_by_sql(config.election)}"
+            f"ORDER BY {ctx.election_sql()}"
         )
     ]
 
@@ -82,12 +83,36 @@ def run(ctx: RunContext) -> NearResult:
         texts = fetch_texts(conn, ctx.layout, (a, b))
         return text_similarity(spec, texts[a], texts[b])
 
-    assigned = group_near(order, group_edges, score_of, config.chain_floor)
+    assigned = group_near(order, group_edges, score_of, config.chain_floor, apart)
     conn.executemany(
         "INSERT INTO temp.run_near (id, center, score) VALUES (?, ?, ?)",
         [(pid, c, s) for pid, (c, s) in assigned.items()],
     )
     return NearResult(candidates=candidates, edges=len(edges))
+
+
+def _groups_apart(ctx: RunContext) -> set[tuple[int, int]]:
+    """The cannot-link page pairs of the reviewers' verdicts as pairs of exact groups (their
+    winners). Pages that are gone, ignored or outside an incremental region drop out (a
+    region is closed under links, so such a pair cannot meet in it); a pair inside one exact
+    group (same URL or same text) cannot be split by phase 4 and drops out too."""
+    if not ctx.cannot_link:
+        return set()
+    pages = sorted({x for pair in ctx.cannot_link for x in pair})
+    winner = {
+        int(pid): int(w)
+        for pid, w in ctx.conn.execute(
+            "SELECT u.id, e.exact_winner FROM temp.run_url_election AS u "
+            "JOIN temp.run_exact_election AS e ON e.id = u.url_winner "
+            f"WHERE u.id IN ({', '.join(map(str, pages))})"
+        )
+    }
+    out = set()
+    for a, b in ctx.cannot_link:
+        wa, wb = winner.get(a), winner.get(b)
+        if wa is not None and wb is not None and wa != wb:
+            out.add((min(wa, wb), max(wa, wb)))
+    return out
 
 
 def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, int, float]]]:

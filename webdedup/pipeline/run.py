@@ -44,6 +44,7 @@ from ..store import (
 from ..store.layout import Layout
 from ..store.schema import foreign_output_columns
 from ..store.state import set_meta, stored_columns
+from ..store.verdicts import cannot_links, pin_ranks, read_verdicts
 from ..version import __version__
 from . import (
     phase1_prepare,
@@ -214,6 +215,7 @@ def _run_phases(
         plan = planning.plan_run(conn, config, layout, full)
         ctx.plan = plan
         ctx.incremental = plan.mode == "incremental"
+        _load_verdicts(ctx)
         if on_message is not None:
             on_message(f"{plan.mode} run: {plan.reason}")
         ctx.total_pages = _count(conn, f"SELECT count(*) FROM {quote(layout.table)}")
@@ -260,6 +262,18 @@ def _run_phases(
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise translate(exc) from exc
+
+
+def _load_verdicts(ctx: RunContext) -> None:
+    """The reviewers' verdicts every run honours: chosen canonicals (into ``temp.run_pins``
+    for the elections) and cannot-link pairs (for phase 4)."""
+    verdicts = read_verdicts(ctx.conn)
+    ctx.pins = pin_ranks(verdicts)
+    ctx.cannot_link = cannot_links(verdicts)
+    run_script(ctx.conn, "run_pins")
+    ctx.conn.executemany(
+        "INSERT INTO temp.run_pins (pin_id, pin_rank) VALUES (?, ?)", ctx.pins.items()
+    )
 
 
 def _remembered_columns(

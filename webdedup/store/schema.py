@@ -26,6 +26,7 @@ STATE_TABLES = (
     "_webdedup_edges",
     "_webdedup_verified",
     "_webdedup_nodes",
+    "_webdedup_verdicts",
 )
 #: The tables an annotated database must have for ``export``, ``explain`` and ``stats``.
 RESULT_TABLES = ("_webdedup_meta", "_webdedup_runs", "_webdedup_prepared", "_webdedup_edges")

@@ -1,0 +1,28 @@
+-- The review app's index of the duplicate groups (2+ pages), in its own TEMP table: the
+-- output columns sit past each page's text and have no index by group, so the app reads them
+-- once a run (not once a request). {title}, {lang} are quoted columns of p or NULL.
+DROP TABLE IF EXISTS temp.review_members;
+CREATE TEMP TABLE review_members (
+    id INTEGER PRIMARY KEY, dup_group INTEGER NOT NULL, size INTEGER NOT NULL,
+    is_canonical INTEGER NOT NULL, dup_kind TEXT, dup_score REAL,
+    url TEXT, title TEXT, host TEXT, lang TEXT
+);
+INSERT INTO temp.review_members
+SELECT p.{rowid}, p.dup_group, p.dup_group_size, p.is_canonical, p.dup_kind, p.dup_score,
+       p.{url}, {title}, w.host, {lang}
+FROM {pages} AS p
+LEFT JOIN main._webdedup_prepared AS w ON w.id = p.{rowid}
+WHERE p.dup_group_size > 1;
+CREATE INDEX temp.review_members_group ON review_members(dup_group);
+DROP TABLE IF EXISTS temp.review_groups;
+CREATE TEMP TABLE review_groups (
+    dup_group INTEGER PRIMARY KEY, size INTEGER NOT NULL, canonical INTEGER,
+    min_score REAL, lang TEXT
+);
+INSERT INTO temp.review_groups
+SELECT dup_group, max(size), max(CASE WHEN is_canonical = 1 THEN id END),
+       min(CASE WHEN is_canonical = 0 THEN dup_score END),
+       max(CASE WHEN is_canonical = 1 THEN lang END)
+FROM temp.review_members
+GROUP BY dup_group;
+CREATE INDEX temp.review_groups_size ON review_groups(size DESC, dup_group);

@@ -1,0 +1,124 @@
+"""Reviewer verdicts (``_webdedup_verdicts``): what ``webdedup review`` records, what runs honour.
+
+Two kinds (``sql/migrations/0005_verdicts.sql``):
+
+- ``not_duplicate``: page ``page_a`` is not a duplicate of page ``page_b``: a cannot-link
+  pair, never in one near-duplicate group again;
+- ``canonical``: page ``page_a`` is its group's canonical (``page_b``: the one it replaced),
+  as long as it is in the group and not deleted.
+
+Writing a verdict (or withdrawing one) queues both pages in ``_webdedup_changes`` (a trigger
+of the migration), so the next incremental run re-opens the region around them.
+
+Example::
+
+    >>> from webdedup.store import connect, migrate
+    >>> conn = connect(":memory:", must_exist=False)
+    >>> _ = migrate(conn)
+    >>> add_verdict(conn, "not_duplicate", 7, 3)
+    1
+    >>> cannot_links(read_verdicts(conn))
+    {(3, 7)}
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from ..errors import ConfigError
+from .tables import table_exists
+
+TABLE = "_webdedup_verdicts"
+KINDS = ("not_duplicate", "canonical")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One row of ``_webdedup_verdicts``."""
+
+    id: int
+    kind: str
+    page_a: int
+    page_b: int | None
+    created_at: str
+    note: str | None = None
+
+    def describe(self) -> str:
+        """One human line, e.g. for ``explain``."""
+        when = self.created_at.replace("T", " ").replace("+00:00", " UTC")
+        if self.kind == "not_duplicate":
+            what = f"#{self.page_a} is not a duplicate of #{self.page_b}"
+        else:
+            what = f"#{self.page_a} is its group's canonical"
+            if self.page_b is not None:
+                what += f" (instead of #{self.page_b})"
+        return f"reviewer verdict {self.id} ({when}): {what}"
+
+
+def read_verdicts(conn: sqlite3.Connection, pages: Iterable[int] | None = None) -> list[Verdict]:
+    """Every verdict, oldest first (those naming one of ``pages`` when given); none when the
+    database predates verdicts."""
+    if not table_exists(conn, TABLE):
+        return []
+    query = f"SELECT id, kind, page_a, page_b, created_at, note FROM {TABLE} ORDER BY id"
+    rows = [Verdict(*r) for r in conn.execute(query)]
+    if pages is None:
+        return rows
+    wanted = set(pages)
+    return [v for v in rows if v.page_a in wanted or v.page_b in wanted]
+
+
+def add_verdict(
+    conn: sqlite3.Connection,
+    kind: str,
+    page_a: int,
+    page_b: int | None = None,
+    note: str | None = None,
+) -> int:
+    """Record a verdict (call inside a write transaction, after ``migrate``); returns its id."""
+    if kind not in KINDS:
+        raise ConfigError(f"unknown verdict {kind!r}; choose from: {', '.join(KINDS)}")
+    if kind == "not_duplicate" and (page_b is None or page_b == page_a):
+        raise ConfigError("a 'not_duplicate' verdict names two different pages")
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    cur = conn.execute(
+        f"INSERT INTO {TABLE} (kind, page_a, page_b, created_at, note) VALUES (?, ?, ?, ?, ?)",
+        (kind, int(page_a), None if page_b is None else int(page_b), now, note),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def withdraw_verdict(conn: sqlite3.Connection, verdict_id: int) -> bool:
+    """Delete a verdict (inside a write transaction); False when there was none."""
+    if not table_exists(conn, TABLE):
+        return False
+    cur = conn.execute(f"DELETE FROM {TABLE} WHERE id = ?", (int(verdict_id),))
+    return cur.rowcount > 0
+
+
+def cannot_links(verdicts: Iterable[Verdict]) -> set[tuple[int, int]]:
+    """The ``not_duplicate`` pairs, each as ``(smaller id, larger id)`` (pure)."""
+    out = set()
+    for v in verdicts:
+        if v.kind == "not_duplicate" and v.page_b is not None and v.page_a != v.page_b:
+            out.add((min(v.page_a, v.page_b), max(v.page_a, v.page_b)))
+    return out
+
+
+def pin_ranks(verdicts: Iterable[Verdict]) -> dict[int, int]:
+    """``{page id: rank}`` of the pages chosen as canonical, the latest verdict first (rank 0).
+
+    When two chosen pages end up in one group, the later choice wins (pure).
+
+    >>> v = [Verdict(1, "canonical", 5, 2, "t"), Verdict(2, "canonical", 9, 5, "t")]
+    >>> pin_ranks(v)
+    {9: 0, 5: 1}
+    """
+    out: dict[int, int] = {}
+    for v in sorted(verdicts, key=lambda v: -v.id):
+        if v.kind == "canonical" and v.page_a not in out:
+            out[v.page_a] = len(out)
+    return out
