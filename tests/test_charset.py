@@ -18,7 +18,7 @@ from conftest import SHARED_DATA
 from warcio.archiveiterator import ArchiveIterator
 
 from webdedup.ingest import ingest
-from webdedup.ingest.charset import decode_html, declared_charsets, detect_charset
+from webdedup.ingest.charset import declared_charsets, decode_html, detect_charset
 
 SAMPLE = SHARED_DATA / "warc" / "commoncrawl-sample.warc.gz"
 GBK_URL = "http://041696.com/15477/list_6_4.html"  # <meta charset=gbk>, no HTTP charset
