@@ -33,7 +33,7 @@ from ..errors import IngestProblems, InputError
 from ..progress import Progress, progress_bar
 from ..store import connect, use_wal
 from .charset import decode_html
-from .extract_pool import Extractor
+from .extract_pool import Extractor, Job
 from .model import Event, IngestReport, Problem, RawPage, Skipped
 from .revisits import RevisitIndex, copy_original
 from .sources import html_files, is_html_name, open_maybe_gzip, read_html_folder, read_jsonl
@@ -130,9 +130,11 @@ class _Run:
         self.on_problem(problem)
 
     def _extract(self, batch: list[RawPage]) -> None:
+        jobs: list[Job] = []
         for p in batch:  # one decoding for every input kind, before extraction
-            p.html = decode_html(p.html, p.content_type) if p.html else None
-        jobs = [(p.html or "", p.url, p.want_page_date) for p in batch]
+            html = decode_html(p.html, p.content_type) if p.html else ""
+            p.html = html or None
+            jobs.append((html, p.url, p.want_page_date))
         for page, (text, title, date) in zip(batch, self.extractor.map(jobs), strict=True):
             page.text = text
             page.title = page.title or title

@@ -154,5 +154,4 @@ def decode_html(body: bytes | str, content_type: str | None = None) -> str:
         return body.decode("utf-8")
     except UnicodeDecodeError:
         pass
-    codec = detect_charset(body)
-    return body.decode(codec or "utf-8", "replace")
+    return body.decode(detect_charset(body) or "utf-8", "replace")
