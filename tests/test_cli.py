@@ -25,7 +25,8 @@ def test_db_command_summary_and_quiet(db_builder):
     path = db_builder(crawl_with_duplicates(20))
     res = invoke("db", str(path))
     assert res.exit_code == 0, res.output
-    assert "URL duplicates" in res.output and "exact duplicates" in res.output
+    assert " groups (" in res.output and " duplicates (" in res.output
+    assert "unique" in res.output and "ignored" in res.output
     res = invoke("db", str(path), "--quiet")
     assert res.exit_code == 0 and res.output == ""
     res = invoke("db", str(path), "--json", "--quiet")
@@ -339,7 +340,8 @@ def test_stats_reports_kinds_groups_runs_and_state(db_builder):
     res = invoke("stats", str(path))
     assert res.exit_code == 0
     for words in (
-        "by kind:", "group sizes:", "last runs:", "incremental", "state:", "_webdedup_prepared"
+        "groups", "duplicates", "unique", "group sizes:", "last runs:", "incremental",
+        "state:", "_webdedup_prepared",
     ):
         assert words in res.output
     data = json.loads(invoke("stats", str(path), "--json").output)
@@ -347,9 +349,14 @@ def test_stats_reports_kinds_groups_runs_and_state(db_builder):
     assert data["pages"] == len(rows)
     assert data["kinds"]["url"] == sum(v[7] == "url" for v in rows.values())
     assert [r["mode"] for r in data["runs"]] == ["incremental", "full"]
-    assert sum(g["pages"] for g in data["group_sizes"]) == sum(
-        v[3] is not None for v in rows.values()
-    )
+    sizes: dict[int, int] = {}
+    for v in rows.values():
+        if v[3] is not None:
+            sizes[v[3]] = sizes.get(v[3], 0) + 1
+    in_groups = [n for n in sizes.values() if n >= 2]  # unique pages are not groups
+    assert sum(g["groups"] for g in data["group_sizes"]) == len(in_groups)
+    assert sum(g["pages"] for g in data["group_sizes"]) == sum(in_groups)
+    assert data["counts"]["groups"] == len(in_groups)
 
 
 def test_db_remembers_the_table_and_column_mapping(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 
 import pytest
@@ -44,7 +45,8 @@ def test_url_duplicates_by_id_and_by_url(crawl):  # noqa: F811
 
 def test_a_url_not_crawled_is_found_by_its_canonical_form(crawl):  # noqa: F811
     unseen = "HTTPS://www.site0.example.org/articles/0?gclid=zzz#top"
-    e = explain_pair(crawl, unseen, ORIGINAL_0)
+    e = explain_pair(crawl, unseen, VARIANT_0)  # (against ORIGINAL_0 itself: the same page)
+    assert e["pages"][0]["id"] == page_id(crawl, ORIGINAL_0)
     assert e["pages"][0]["canonical_url"] == e["pages"][1]["canonical_url"]
 
 
@@ -185,3 +187,26 @@ def test_explain_reports_the_run_measure_not_jaccard(tmp_path):
     assert e["similarity"]["jaccard"] < 0.85
     res = invoke("explain", str(db), "1", "2")
     assert "run's score: overlap 1.0000, threshold 0.9 -> an edge" in res.output
+
+
+def test_each_election_decision_is_printed_once_with_dates_as_dates(crawl):  # noqa: F811
+    """A URL variant against its canonical: the pair came up twice, once each way round."""
+    variant, original = page_id(crawl, VARIANT_0), page_id(crawl, ORIGINAL_0)
+    e = explain_pair(crawl, variant, original)
+    assert len(e["election"]["decisions"]) == 1
+    assert e["election"]["decisions"][0]["winner"] == original
+    res = invoke("explain", str(crawl), VARIANT_0, ORIGINAL_0)
+    assert res.exit_code == 0, res.output
+    beats = [line for line in res.output.splitlines() if " beats " in line]
+    assert beats == [beats[0]] and f"#{original} beats #{variant} on newer_datetime" in beats[0]
+    assert "2024-03-01 10:00:00 UTC" in beats[0] and f"#{variant}: none" in beats[0]
+    assert not re.search(r"\b1[0-9]{9}(\.\d+)?\b", beats[0])  # no epoch seconds
+
+
+def test_a_page_against_itself_is_refused(crawl):  # noqa: F811
+    original = page_id(crawl, ORIGINAL_0)
+    res = invoke("explain", str(crawl), str(original), str(original))
+    assert res.exit_code == 2 and f"same page, #{original}" in res.output
+    assert "beats" not in res.output
+    res = invoke("explain", str(crawl), str(original), ORIGINAL_0)  # an id and its URL
+    assert res.exit_code == 2 and "both name it" in res.output

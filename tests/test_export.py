@@ -164,17 +164,29 @@ def test_json_report_validates_and_matches_the_database(crawl):
     assert group["canonical"] == original and group["members"][0] == original
     assert group["size"] == len(group["members"]) and "Article 1" in group["sample_titles"]
 
-    url_group = next(
-        g for g in report["url_duplicate_groups"]
-        if g["canonical_url"] == rows[page_id(crawl, "https://site0.example.org/articles/0")][
-            "canonical_url"]
-    )
-    assert len(url_group["members"]) == url_group["size"] >= 3  # original, utm variant, #comments
+    # article 0 has URL variants (a utm link, a #comments re-crawl) and an exact mirror: one
+    # group of kind exact (its loosest link) holding its url duplicates too
+    article0 = page_id(crawl, "https://site0.example.org/articles/0")
     mirror = page_id(crawl, "https://mirror.example.net/copy/0")
     exact = next(g for g in report["exact_duplicate_groups"] if mirror in g["members"])
-    assert exact["hash"] == rows[mirror]["content_hash"] and exact["size"] == len(exact["members"])
-    for groups in (report["url_duplicate_groups"], report["exact_duplicate_groups"]):
-        assert all(g["size"] >= 2 for g in groups)
+    assert article0 in exact["members"] and exact["kind"] == "exact"
+    assert exact["size"] == len(exact["members"]) >= 4  # original, utm, #comments, mirror
+    assert exact["hash"] == rows[exact["canonical"]]["content_hash"] == rows[mirror]["content_hash"]
+    assert {rows[m]["dup_kind"] for m in exact["members"][1:]} == {"url", "exact"}
+    # article 3 has only a utm variant: a group of kind url
+    article3 = page_id(crawl, "https://site3.example.org/articles/3")
+    url_group = next(g for g in report["url_duplicate_groups"] if article3 in g["members"])
+    assert url_group["canonical_url"] == rows[article3]["canonical_url"]
+    assert len(url_group["members"]) == url_group["size"] == 2
+    # the three lists hold every group once
+    listed = [g["id"] for key in ("near_duplicate_groups", "exact_duplicate_groups",
+                                  "url_duplicate_groups") for g in report[key]]
+    sizes = {}
+    for r in rows.values():
+        if r["dup_group"] is not None:
+            sizes[r["dup_group"]] = sizes.get(r["dup_group"], 0) + 1
+    assert sorted(listed) == sorted(g for g, n in sizes.items() if n >= 2)
+    assert meta["counts"]["groups"] == len(listed)
 
 
 def test_export_needs_an_output_and_an_annotated_database(tmp_path):

@@ -80,7 +80,7 @@ def test_wheel_installs_and_runs_from_a_fresh_virtualenv(tmp_path: Path):
         text=True,
         cwd=tmp_path,
     )
-    assert "URL duplicates" in out.stdout
+    assert " groups (" in out.stdout and " duplicates (" in out.stdout
     assert any(v[3] is not None for v in annotations(db).values())
 
     # ingest with extraction (trafilatura and its dependencies, in extraction processes) from

@@ -2,20 +2,20 @@
 -- review page folds consecutive rows of one dup_group into one group, canonical first.
 -- {title}, {text} and {html} are quoted columns of p or NULL ({html} only where the text is
 -- empty). :max_groups caps the groups; :min_size and :kinds filter as in documents.sql.
+-- {groups} is sql/group_kinds.sql: the groups and their kinds (webdedup/store/counts.py).
 WITH top AS (
-    SELECT c.dup_group AS dup_group, c.dup_group_size AS size
-    FROM {pages} AS c
-    WHERE c.is_canonical = 1
-      AND c.dup_group_size > 1
-      AND (:min_size IS NULL OR c.dup_group_size >= :min_size)
-      AND (:kinds IS NULL OR c.dup_group IN (
+    SELECT g.dup_group AS dup_group, g.size AS size, g.kind AS kind
+    FROM {groups} AS g
+    WHERE (:min_size IS NULL OR g.size >= :min_size)
+      AND (:kinds IS NULL OR g.dup_group IN (
             SELECT k.dup_group FROM {pages} AS k
             WHERE k.dup_kind IN (SELECT value FROM json_each(:kinds))))
-    ORDER BY c.dup_group_size DESC, c.dup_group
+    ORDER BY g.size DESC, g.dup_group
     LIMIT :max_groups
 )
-SELECT t.dup_group     AS dup_group,
-       t.size          AS size,
+SELECT p.dup_group     AS dup_group,
+       (SELECT t.size FROM top AS t WHERE t.dup_group = p.dup_group) AS size,
+       (SELECT t.kind FROM top AS t WHERE t.dup_group = p.dup_group) AS group_kind,
        p.{rowid}       AS id,
        p.{url}         AS url,
        {title}         AS title,
@@ -28,11 +28,14 @@ SELECT t.dup_group     AS dup_group,
        e.method        AS edge_method,
        {text}          AS text,
        {html}          AS html
-FROM top AS t
-JOIN {pages} AS p ON p.dup_group = t.dup_group
+FROM {pages} AS p
 LEFT JOIN main._webdedup_edges AS e
        ON e.a = min(p.{rowid}, p.canonical_id) AND e.b = max(p.{rowid}, p.canonical_id)
-WHERE :kinds IS NULL
-   OR p.is_canonical = 1
-   OR p.dup_kind IN (SELECT value FROM json_each(:kinds))
-ORDER BY t.size DESC, t.dup_group, p.is_canonical DESC, p.{rowid};
+-- one pass over the pages, each looked up among the top groups (an IN list has an index;
+-- a join to top was planned as one pass over the pages a group); size and kind are looked
+-- up for the rows kept only
+WHERE p.dup_group IN (SELECT dup_group FROM top)
+  AND (:kinds IS NULL
+       OR p.is_canonical = 1
+       OR p.dup_kind IN (SELECT value FROM json_each(:kinds)))
+ORDER BY size DESC, p.dup_group, p.is_canonical DESC, p.{rowid};

@@ -1,13 +1,14 @@
 """``webdedup ingest``: WARC/ARC files, JSON Lines or folders of HTML pages -> ``pages``.
 
 Only successful (2xx) HTML responses become pages; revisit records become pages carrying the
-text of the response they refer to; redirects, errors and other records are counted. Text and
-title are extracted with trafilatura in a process pool; a page with no extracted text is kept
-with ``extraction = 'empty'``. Each input file goes in as one transaction, and a file (or
-record) ingested before adds nothing. A bad record or file is reported as a
-:class:`~webdedup.ingest.model.Problem` naming the file and offset; the good records still go
-in, unless ``strict`` is set, which stops at the first problem with
-:class:`~webdedup.errors.IngestProblems`.
+text of the response they refer to; redirects, errors and other records are counted. HTML
+bytes are decoded by :func:`.charset.decode_html` (HTTP charset, then ``<meta>``, then
+detection) before extraction. Text and title are extracted with trafilatura in a process
+pool; a page with no extracted text is kept with ``extraction = 'empty'``. Each input file
+goes in as one transaction, and a file (or record) ingested before adds nothing. A bad record
+or file is reported as a :class:`~webdedup.ingest.model.Problem` naming the file and offset;
+the good records still go in, unless ``strict`` is set, which stops at the first problem
+with :class:`~webdedup.errors.IngestProblems`.
 
 Example::
 
@@ -31,7 +32,8 @@ from ..config import Columns
 from ..errors import IngestProblems, InputError
 from ..progress import Progress, progress_bar
 from ..store import connect, use_wal
-from .extract_pool import Extractor
+from .charset import decode_html
+from .extract_pool import Extractor, Job
 from .model import Event, IngestReport, Problem, RawPage, Skipped
 from .revisits import RevisitIndex, copy_original
 from .sources import html_files, is_html_name, open_maybe_gzip, read_html_folder, read_jsonl
@@ -128,7 +130,11 @@ class _Run:
         self.on_problem(problem)
 
     def _extract(self, batch: list[RawPage]) -> None:
-        jobs = [(p.html or b"", p.url, p.want_page_date) for p in batch]
+        jobs: list[Job] = []
+        for p in batch:  # one decoding for every input kind, before extraction
+            html = decode_html(p.html, p.content_type) if p.html else ""
+            p.html = html or None
+            jobs.append((html, p.url, p.want_page_date))
         for page, (text, title, date) in zip(batch, self.extractor.map(jobs), strict=True):
             page.text = text
             page.title = page.title or title

@@ -6,11 +6,11 @@ a page ingested here has the text the ``db`` phases would have extracted from it
 Example::
 
     >>> page = "<html><head><title>Hi</title></head><body><article><p>" + "Hello world. " * 20
-    >>> text, title, date = extract_one((page.encode(), None, False))
+    >>> text, title, date = extract_one((page, None, False))
     >>> (text[:11], title)
     ('Hello world', 'Hi')
     >>> with Extractor(workers=1) as ex:
-    ...     [r[1] for r in ex.map([(page.encode(), None, False)])]
+    ...     [r[1] for r in ex.map([(page, None, False)])]
     ['Hi']
 """
 
@@ -19,14 +19,17 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import re
 from collections.abc import Iterable, Iterator
 from multiprocessing.pool import Pool
 from types import TracebackType
 
 from ..parallel import die_with_parent
 
-# (html, url, want the page's own date)
-Job = tuple[bytes, "str | None", bool]
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+
+# (html decoded to text by .charset.decode_html, url, want the page's own date)
+Job = tuple[str, "str | None", bool]
 # (text, title, page date)
 Result = tuple[str, "str | None", "str | None"]
 
@@ -66,12 +69,13 @@ def extract_one(job: Job) -> Result:
     return text, title, date
 
 
-def _title_only(html: bytes) -> str | None:
+def _title_only(html: str) -> str | None:
     """The ``<title>`` of a page trafilatura gave up on."""
     try:
         import lxml.html
 
-        tree = lxml.html.fromstring(html)
+        # lxml refuses text that starts with an XML declaration naming an encoding
+        tree = lxml.html.fromstring(_XML_DECLARATION.sub("", html, count=1))
         title = tree.findtext(".//title")
     except Exception:  # noqa: BLE001 - unparseable HTML has no title
         return None

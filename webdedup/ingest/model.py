@@ -42,7 +42,7 @@ class RawPage:
     record_key: str
     source_file: str
     offset: int | None = None
-    html: bytes | None = None
+    html: bytes | str | None = None  # bytes as read; text once decoded (or given as text)
     text: str | None = None
     title: str | None = None
     datetime: str | None = None

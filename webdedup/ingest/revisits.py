@@ -72,5 +72,5 @@ def copy_original(revisit: RawPage, original: RawPage | dict[str, Any]) -> None:
         revisit.title = original.get("title")
         revisit.extraction = original.get("extraction") or ("ok" if revisit.text else "empty")
         html = original.get("html")
-        revisit.html = html.encode("utf-8") if isinstance(html, str) else None
+        revisit.html = html if isinstance(html, str) else None
         revisit.content_type = revisit.content_type or original.get("content_type")

@@ -103,7 +103,7 @@ def read_jsonl(
                 record_key=f"{sha256}:{here}",
                 source_file=path,
                 offset=here,
-                html=html.encode("utf-8") if isinstance(html, str) else None,
+                html=html if isinstance(html, str) else None,  # text already: not re-decoded
                 text=text,
                 title=_str(obj.get(names["title"])),
                 datetime=_str(obj.get(names["datetime"])),

@@ -31,6 +31,7 @@ from ..config import Columns
 from ..errors import ConfigError, MissingColumn
 from ..store import quote, run_script, sql, table_columns, table_exists, transaction
 from ..store.layout import Layout, refuse_own_table
+from .charset import decode_html
 from .model import RawPage
 
 # The extra columns ingest owns (fixed names) and their types.
@@ -186,7 +187,9 @@ class PageWriter:
     # -- writing --------------------------------------------------------------------------
     def _values(self, page: RawPage) -> list[Any]:
         html: str | None = (
-            page.html.decode("utf-8", "replace") if isinstance(page.html, bytes) else page.html
+            decode_html(page.html, page.content_type)
+            if isinstance(page.html, bytes)
+            else page.html
         )
         value = {
             "url": page.url,

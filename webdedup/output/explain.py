@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import deque
+from datetime import datetime, time, timezone
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -288,13 +289,13 @@ def _election(
     for p in (page_a, page_b):
         if p["canonical_id"] is not None and p["canonical_id"] != p["id"]:
             pairs.append((p["canonical_id"], p["id"]))
-    seen = set()
+    seen: set[frozenset[int]] = set()
     pins = pin_ranks(read_verdicts(conn))
     for x, y in pairs:
         rx, ry = rows.get(x), rows.get(y)
-        if (x, y) in seen or rx is None or ry is None:
-            continue
-        seen.add((x, y))
+        if frozenset((x, y)) in seen or rx is None or ry is None:
+            continue  # one decision a pair of pages, whichever way round it came up
+        seen.add(frozenset((x, y)))
         decided = _pinned(pins, x, y) or _decide(keys, rx, ry)
         out["decisions"].append({"between": [x, y], **decided})
     return out
@@ -336,6 +337,12 @@ def explain_pair(
         try:
             id_a = resolve_page(conn, layout, ref_a)
             id_b = resolve_page(conn, layout, ref_b)
+            if id_a == id_b:
+                same = "" if str(ref_a).strip() == str(ref_b).strip() else " (both name it)"
+                raise ConfigError(
+                    f"{ref_a!s} and {ref_b!s} are the same page, #{id_a}{same}: give two "
+                    "different pages to explain how they relate"
+                )
             page_a, page_b = _page(conn, layout, id_a), _page(conn, layout, id_b)
             cfg = layout.config
             config = run_config(cfg)
@@ -395,6 +402,33 @@ def printable(value: Any) -> str:
     return "".join(
         c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
     )
+
+
+#: Election keys whose values are timestamps (epoch seconds, as the election compares them).
+TIME_KEYS = frozenset({"newer_datetime", "older_datetime", "newer_crawled", "older_crawled"})
+
+
+def election_value(key: str, value: Any) -> str:
+    """An election value for people: a timestamp key's epoch seconds as a UTC date and time.
+
+    Example::
+
+        >>> election_value("newer_datetime", 1709287200.0)
+        '2024-03-01 10:00:00 UTC'
+        >>> election_value("newer_crawled", None), election_value("longer_text", 1520)
+        ('none', '1520')
+    """
+    if value is None:
+        return "none"
+    if key in TIME_KEYS and isinstance(value, (int, float)):
+        try:
+            when = datetime.fromtimestamp(value, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return printable(value)
+        if when.time() == time(0):
+            return when.strftime("%Y-%m-%d")
+        return when.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return printable(value)
 
 
 def format_explanation(e: dict[str, Any]) -> str:
@@ -459,7 +493,9 @@ def format_explanation(e: dict[str, Any]) -> str:
     for d in el["decisions"]:
         x, y = d["between"]
         loser = y if d["winner"] == x else x
-        vals = ", ".join(f"#{k}: {printable(v)}" for k, v in d["values"].items())
+        vals = ", ".join(
+            f"#{k}: {election_value(d['key'], v)}" for k, v in d["values"].items()
+        )
         lines.append(f"   #{d['winner']} beats #{loser} on {d['key']} ({d['rule']}; {vals})")
     for pid, reason in el["ignored"].items():
         lines.append(f"   #{pid} was ignored: {printable(reason)}")

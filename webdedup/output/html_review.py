@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..algorithms.html_text import extract_text
+from ..store.counts import Counts
 from ..store.pages import as_text
 from ..version import __version__
 from .files import open_output
@@ -326,8 +327,13 @@ def _listed(page: _Page) -> str:
     return f"<li>#{page.id} {_e(page.dup_kind or '')}{score} · {_link(page.url)}</li>"
 
 
-def render_group(group_id: int, size: int, rows: Iterable[dict[str, Any]]) -> str:
-    """The HTML section of one group (rows: canonical first, then the members by id)."""
+def render_group(
+    group_id: int, size: int, rows: Iterable[dict[str, Any]], kind: str | None = None
+) -> str:
+    """The HTML section of one group (rows: canonical first, then the members by id).
+
+    ``kind`` is the group's kind (:mod:`webdedup.store.counts`), shown in its heading.
+    """
     canonical: _Page | None = None
     pairs: list[str] = []
     listed: list[str] = []
@@ -350,7 +356,8 @@ def render_group(group_id: int, size: int, rows: Iterable[dict[str, Any]]) -> st
     out = [
         f'<section class="group" id="g{group_id}" data-group="{group_id}" data-size="{size}" '
         f'data-kinds="{_e(" ".join(sorted(kinds)))}">\n'
-        f"<h2>Group {group_id} · {size} pages "
+        f"<h2>Group {group_id} · {size} pages"
+        f"{' · ' + _e(kind) + ' group' if kind else ''} "
         f'<span class="kinds">({_e(kind_text) or "canonical only"}; canonical '
         f"#{canonical.id if canonical else '?'})</span></h2>\n"
     ]
@@ -369,8 +376,9 @@ def _iter_groups(
     cur = conn.execute(layout.sql("review_groups"), params)
     names = [d[0] for d in cur.description]
     rows = (dict(zip(names, map(as_text, r), strict=True)) for r in cur)
-    for (group_id, size), members in groupby(rows, key=itemgetter("dup_group", "size")):
-        yield render_group(group_id, size, members)
+    keys = itemgetter("dup_group", "size", "group_kind")
+    for (group_id, size, kind), members in groupby(rows, key=keys):
+        yield render_group(group_id, size, members, kind)
 
 
 def _head(title: str) -> str:
@@ -408,15 +416,15 @@ def write_review_to(
     out.write(
         '<header class="top">\n'
         f"<h1>{_e(title)}</h1>\n"
-        f'<p class="summary">{total["pages"]:,} pages, {total["duplicate_groups"]:,} groups '
-        f"with duplicates ({total['url_duplicates']:,} URL, {total['exact_duplicates']:,} "
-        f"exact, {total['near_duplicates']:,} near duplicates). Method "
+        f'<p class="summary">{_e(Counts.from_mapping(total).line())}. Method '
         f"{_e(params.get('method', run.get('method')))}, threshold "
         f"{_e(params.get('threshold'))}. Largest groups first, at most {max_groups:,}"
         f"{'; filtered: ' + _e('; '.join(filt)) if filt else ''}. "
         f"Generated {_e(generated)} by webdedup {_e(__version__)}.</p>\n"
         '<p class="summary">Each member is shown beside its group\'s canonical page: '
-        "<del>words only in the canonical</del>, <ins>words only in the member</ins>.</p>\n"
+        "<del>words only in the canonical</del>, <ins>words only in the member</ins>. "
+        "A group is a canonical page and its duplicates; its kind is its loosest link "
+        "(near, else exact, else url).</p>\n"
         f"{_legend(params)}</header>\n<main>\n"
     )
     out.write(pictures_html(conn, layout, run))

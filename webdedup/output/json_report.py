@@ -9,6 +9,9 @@ The report is one JSON object::
      "exact_duplicate_groups": [...],
      "url_duplicate_groups": [...]}
 
+The three group lists partition the duplicate groups by their kind, and ``meta.counts``
+counts them, in the one vocabulary of :mod:`webdedup.store.counts`.
+
 Every list is written item by item while an SQL cursor is iterated, and a group is folded from
 consecutive rows of a cursor ordered by group, so memory stays flat whatever the number of
 pages (only the members of one group are held at a time). The layout is described by the JSON
@@ -104,60 +107,65 @@ def iter_near_pairs(
     yield from _rows(conn.execute(layout.sql("near_pairs"), params))
 
 
-def iter_near_groups(
-    conn: sqlite3.Connection, layout: Source, filters: ExportFilters
+def iter_groups(
+    conn: sqlite3.Connection, layout: Source, filters: ExportFilters, kind: str
 ) -> Iterator[dict[str, Any]]:
-    """Groups with at least one near-duplicate member: canonical, members, sample titles."""
-    if not filters.keeps("near"):
+    """The groups of one kind (:mod:`webdedup.store.counts`): canonical, members, titles.
+
+    An ``exact`` group also names its canonical's content ``hash``, a ``url`` group the
+    ``canonical_url`` all its members share (the keys of the reports before groups had kinds).
+    """
+    if not filters.keeps(kind):
         return
-    params = {"min_size": filters.params()["min_size"]}
-    cur = conn.execute(layout.sql("near_groups"), params)
+    params = {"kind": kind, "min_size": filters.params()["min_size"]}
+    cur = conn.execute(layout.sql("kind_groups"), params)
     for group_id, rows in groupby(cur, key=itemgetter(0)):
         members: list[int] = []
         titles: list[str] = []
-        size = canonical = None
-        for _, row_size, row_canonical, page_id, title in rows:
-            size, canonical = row_size, row_canonical
+        size = 0
+        canonical: tuple[Any, ...] | None = None
+        for row in rows:
+            _, size, page_id, is_canonical, _, _, title = row
+            if canonical is None and is_canonical:
+                canonical = row
             members.append(page_id)
+            title = as_text(title)
             if title and len(titles) < SAMPLE_TITLES and title not in titles:
                 titles.append(title)
-        yield {
+        group: dict[str, Any] = {
             "id": group_id,
+            "kind": kind,
             "size": size,
-            "canonical": canonical,
+            "canonical": canonical[2] if canonical else None,
             "members": members,
             "sample_titles": titles,
         }
+        if kind == "exact":
+            group["hash"] = canonical[4] if canonical else None
+        elif kind == "url":
+            group["canonical_url"] = as_text(canonical[5]) if canonical else None
+        yield group
 
 
-def _keyed_groups(cur: sqlite3.Cursor, key_name: str) -> Iterator[dict[str, Any]]:
-    for key, rows in groupby(cur, key=itemgetter(0)):
-        members = []
-        size = 0
-        for _, row_size, page_id in rows:
-            size = row_size
-            members.append(page_id)
-        yield {key_name: key, "size": size, "members": members}
+def iter_near_groups(
+    conn: sqlite3.Connection, layout: Source, filters: ExportFilters
+) -> Iterator[dict[str, Any]]:
+    """Groups of kind ``near``: at least one member is a near-duplicate."""
+    return iter_groups(conn, layout, filters, "near")
 
 
 def iter_exact_groups(
     conn: sqlite3.Connection, layout: Source, filters: ExportFilters
 ) -> Iterator[dict[str, Any]]:
-    """Pages sharing one normalized-text hash (two or more)."""
-    if not filters.keeps("exact"):
-        return
-    params = {"min_size": filters.params()["min_size"]}
-    yield from _keyed_groups(conn.execute(layout.sql("exact_groups"), params), "hash")
+    """Groups of kind ``exact``: an exact duplicate and no near one."""
+    return iter_groups(conn, layout, filters, "exact")
 
 
 def iter_url_groups(
     conn: sqlite3.Connection, layout: Source, filters: ExportFilters
 ) -> Iterator[dict[str, Any]]:
-    """Pages sharing one canonical URL (two or more)."""
-    if not filters.keeps("url"):
-        return
-    params = {"min_size": filters.params()["min_size"]}
-    yield from _keyed_groups(conn.execute(layout.sql("url_groups"), params), "canonical_url")
+    """Groups of kind ``url``: only URL duplicates (re-crawls and URL variants)."""
+    return iter_groups(conn, layout, filters, "url")
 
 
 def build_meta(conn: sqlite3.Connection, layout: Source, filters: ExportFilters) -> dict[str, Any]:

@@ -33,6 +33,8 @@ from ..store import (
     table_exists,
     translate,
 )
+from ..store.counts import count as count_pages
+from ..store.counts import groups_subquery
 from ..store.layout import Layout
 from ..store.schema import OUTPUT_COLUMNS, RESULT_TABLES
 from ..store.state import stored_columns, stored_config
@@ -145,6 +147,7 @@ class Source:
             "title_b": self.column("pb", self.title),
             "text": self.column("p", self.content),
             "html": self.text_fallback_html("p"),
+            "groups": groups_subquery(quote(self.table)),
         }
         fills.update(extra)
         return sql(f"{folder}/{name}", **fills)
@@ -229,7 +232,14 @@ def last_run(conn: sqlite3.Connection) -> dict[str, Any]:
 
 
 def counts(conn: sqlite3.Connection, layout: Source) -> dict[str, int]:
-    """Whole-table counts (pages, groups, duplicates by kind, near pairs)."""
-    cur = conn.execute(layout.sql("counts"))
-    names = [d[0] for d in cur.description]
-    return {k: int(v or 0) for k, v in zip(names, cur.fetchone(), strict=True)}
+    """Whole-table counts: :class:`~webdedup.store.counts.Counts` (groups and duplicates by
+    kind, unique and ignored pages), ``annotated`` pages, verified ``near_pairs``, and
+    ``duplicate_groups`` (the same number as ``groups``; kept for readers of older reports).
+    """
+    found = count_pages(conn, layout.table)
+    (pairs,) = conn.execute(layout.sql("counts")).fetchone()
+    return found.as_dict() | {
+        "annotated": found.pages - found.not_annotated,
+        "duplicate_groups": found.groups,
+        "near_pairs": int(pairs or 0),
+    }

@@ -9,16 +9,23 @@ from typing import Any
 
 from ..errors import InputError
 from ..store import connect, quote, schema_version, sql, table_exists
+from ..store.counts import KINDS, Counts, count, groups_subquery
 from ..store.schema import STATE_TABLES
 from ..store.state import stored_columns
 
 
 @dataclass
 class Stats:
-    """Counts by kind, group-size histogram, last runs, state size and pending changes."""
+    """Counts by kind, group-size histogram, last runs, state size and pending changes.
+
+    ``counts`` are the groups and duplicates of :mod:`webdedup.store.counts` (the numbers
+    ``db`` and ``export`` print); ``kinds`` counts pages by their ``dup_kind`` (NULL as
+    ``canonical``, unique pages included); ``group_sizes`` holds groups only (2+ pages).
+    """
 
     pages: int
     kinds: dict[str, int]
+    counts: Counts
     group_sizes: list[tuple[str, int, int]]
     runs: list[dict[str, Any]]
     state_rows: dict[str, int]
@@ -30,6 +37,7 @@ class Stats:
         return {
             "pages": self.pages,
             "kinds": self.kinds,
+            "counts": self.counts.as_dict(),
             "group_sizes": [{"size": b, "groups": g, "pages": p} for b, g, p in self.group_sizes],
             "runs": self.runs,
             "state_rows": self.state_rows,
@@ -52,16 +60,21 @@ def collect_stats(db: str | Path | sqlite3.Connection, runs: int = 5) -> Stats:
 
     Example::
 
-        >>> collect_stats("crawl.sqlite").kinds  # doctest: +SKIP
-        {'canonical': 61, 'url': 35, 'exact': 7, 'ignored': 1}
+        >>> collect_stats("crawl.sqlite").counts.line()  # doctest: +SKIP
+        '104 pages: 37 groups (35 URL, 2 exact, 0 near) holding 42 duplicates ...'
     """
     conn = connect(db, write=False)
     try:
         if schema_version(conn) == 0 or not table_exists(conn, "_webdedup_runs"):
             raise InputError("no webdedup run on this database yet: run 'webdedup db DB' first")
-        pages = quote(stored_columns(conn).get("table", "pages"))
+        table = stored_columns(conn).get("table", "pages")
+        pages = quote(table)
         kinds = dict(conn.execute(sql("stats/kinds", pages=pages)).fetchall())
-        sizes = [tuple(r) for r in conn.execute(sql("stats/group_sizes", pages=pages))]
+        found = count(conn, table)
+        sizes = [
+            tuple(r)
+            for r in conn.execute(sql("stats/group_sizes", groups=groups_subquery(pages)))
+        ]
         cols = (
             "id",
             "started_at",
@@ -85,6 +98,7 @@ def collect_stats(db: str | Path | sqlite3.Connection, runs: int = 5) -> Stats:
         return Stats(
             pages=sum(kinds.values()),
             kinds=kinds,
+            counts=found,
             group_sizes=sizes,
             runs=last,
             state_rows=rows,
@@ -98,9 +112,17 @@ def collect_stats(db: str | Path | sqlite3.Connection, runs: int = 5) -> Stats:
 
 def format_stats(s: Stats) -> str:
     """The human-readable report of ``webdedup stats``."""
-    lines = [f"{s.pages:,} pages"]
-    lines.append("by kind:")
-    lines += [f"  {k:<10} {v:>10,}" for k, v in s.kinds.items()]
+    c = s.counts
+    lines = [f"{c.pages:,} pages"]
+    lines.append(f"  {'groups':<18} {c.groups:>10,}  (2+ pages: a canonical and its duplicates)")
+    lines += [f"    {k + ' groups':<16} {getattr(c, k + '_groups'):>10,}" for k in KINDS]
+    lines.append(f"  {'duplicates':<18} {c.duplicates:>10,}  (pages in a group, not canonical)")
+    lines += [f"    {k + ' duplicates':<16} {getattr(c, k + '_duplicates'):>10,}" for k in KINDS]
+    lines.append(f"  {'unique':<18} {c.unique:>10,}  (pages alone in their group)")
+    lines.append(f"  {'ignored':<18} {c.ignored:>10,}  (urls_to_ignore, n_min)")
+    if c.not_annotated:
+        lines.append(f"  {'not annotated':<18} {c.not_annotated:>10,}  (added since the last run)")
+    lines.append("a group's kind is its loosest link: near, else exact, else url")
     lines.append("group sizes:")
     lines.append(f"  {'size':<8} {'groups':>10} {'pages':>10}")
     lines += [f"  {b:<8} {g:>10,} {p:>10,}" for b, g, p in s.group_sizes]

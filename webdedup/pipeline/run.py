@@ -41,6 +41,8 @@ from ..store import (
     translate,
     use_wal,
 )
+from ..store.counts import Counts
+from ..store.counts import count as count_pages
 from ..store.layout import Layout
 from ..store.schema import foreign_output_columns
 from ..store.state import set_meta, stored_columns
@@ -70,6 +72,7 @@ class RunResult:
     url_duplicates: int
     exact_duplicates: int
     near_duplicates: int
+    #: groups of two or more pages (the vocabulary of :mod:`webdedup.store.counts`)
     groups: int
     renumbered: int
     pruned: int
@@ -79,13 +82,14 @@ class RunResult:
     timings: dict[str, float] = field(default_factory=dict)
     #: each phase's counts (pages prepared, election losers, candidates, rows written...)
     phases: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: the whole table's counts after the run, before any pruning (:class:`Counts`)
+    counts: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> str:
         """A few human lines for the end of ``webdedup db``."""
+        found = Counts.from_mapping(self.counts).line() if self.counts else f"{self.pages:,} pages"
         return (
-            f"{self.pages:,} pages ({self.ignored:,} ignored), "
-            f"{self.url_duplicates:,} URL duplicates, {self.exact_duplicates:,} exact duplicates, "
-            f"{self.near_duplicates:,} near-duplicates in {self.groups:,} groups; "
+            f"{found}\n"
             f"{self.mode} run over {self.processed:,} pages in {self.wall_seconds:.2f} s"
         )
 
@@ -147,26 +151,27 @@ def run_on_db(
             # updated rows cannot be told apart, so the next run must be full
             ctx.missed_changes = not plan.tracked and _data_version(conn) != snap.version
             ctx.record("write_back", phase5_write_back.run(ctx))
+            counts = count_pages(conn, layout.table)  # what was found, before pruning
             if prune:
                 pruned = phase_prune(conn, layout.table)
-            counts = _table_counts(conn, layout.table)
             result = RunResult(
                 run_id=0,
                 mode=plan.mode,
                 method=config.method,
                 pages=ctx.total_pages,
                 processed=snap.processed,
-                ignored=counts["ignored"],
-                url_duplicates=counts["url"],
-                exact_duplicates=counts["exact"],
-                near_duplicates=counts["near"],
-                groups=counts["groups"],
+                ignored=counts.ignored,
+                url_duplicates=counts.url_duplicates,
+                exact_duplicates=counts.exact_duplicates,
+                near_duplicates=counts.near_duplicates,
+                groups=counts.groups,
                 renumbered=snap.renumbered,
                 pruned=pruned,
                 candidates=near.candidates,
                 edges=near.edges,
                 wall_seconds=round(time.perf_counter() - t0, 4),
                 timings=dict(ctx.timings),
+                counts=counts.as_dict(),
             )
             result.run_id = _record_run(conn, config, started, result)
             if on_phase is not None:
@@ -331,12 +336,6 @@ def _renumbered(conn: sqlite3.Connection) -> int:
         "JOIN main._webdedup_prepared AS p ON p.id = r.id "
         "WHERE p.url_hash <> r.url_hash",
     )
-
-
-def _table_counts(conn: sqlite3.Connection, table: str) -> dict[str, int]:
-    """Totals over the whole annotated table (whatever part of it this run recomputed)."""
-    row = conn.execute(sql("table_counts", pages=quote(table))).fetchone()
-    return {"ignored": row[0], "url": row[1], "exact": row[2], "near": row[3], "groups": row[4]}
 
 
 def _record_run(conn: sqlite3.Connection, config: Config, started: str, r: RunResult) -> int:
