@@ -1,7 +1,7 @@
 -- The largest duplicate groups (size > 1), largest first, with every member's text: the HTML
 -- review page folds consecutive rows of one dup_group into one group, canonical first.
 -- {title}, {text} and {html} are quoted columns of p or NULL ({html} only where the text is
--- empty). :max_groups caps the groups; :min_size and :kinds filter as in documents.sql.
+-- empty); {lang} is pr.lang (NULL before schema 5). :max_groups caps the groups; :min_size and :kinds filter as in documents.sql.
 WITH top AS (
     SELECT c.dup_group AS dup_group, c.dup_group_size AS size
     FROM {pages} AS c
@@ -26,10 +26,12 @@ SELECT t.dup_group     AS dup_group,
        p.dup_score     AS dup_score,
        e.score         AS edge_score,
        e.method        AS edge_method,
+       {lang}          AS lang,
        {text}          AS text,
        {html}          AS html
 FROM top AS t
 JOIN {pages} AS p ON p.dup_group = t.dup_group
+LEFT JOIN main._webdedup_prepared AS pr ON pr.id = p.{rowid}
 LEFT JOIN main._webdedup_edges AS e
        ON e.a = min(p.{rowid}, p.canonical_id) AND e.b = max(p.{rowid}, p.canonical_id)
 WHERE :kinds IS NULL
