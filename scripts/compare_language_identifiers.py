@@ -17,7 +17,9 @@ URL labels are noisy (an English page on a ``.de`` host); the noise is the same 
 identifiers, so the comparison stays fair, and the script prints each label source
 separately. Texts under 20 words are left out (too little to say anything). Prints accuracy,
 agreement, speed per page and the installed size of each package; needs both installed
-(``pip install py3langid lingua-language-detector``), webdedup itself needs only py3langid.
+(``pip install py3langid lingua-language-detector``), webdedup itself needs only py3langid. The
+third row is webdedup's own detection (py3langid over pieces of the text:
+``webdedup.algorithms.language.detect``); its load time is py3langid's.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import argparse
 import gzip
 import json
 import re
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -104,11 +107,15 @@ def main() -> None:
     detector = LanguageDetectorBuilder.from_all_languages().with_preloaded_language_models().build()
     load_lingua = time.perf_counter() - t0
 
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from webdedup.algorithms import language
+
     results: dict[str, list[str]] = {}
     timing: dict[str, float] = {}
     for name, fn in (
         ("py3langid", lambda t: ident.classify(t[:5000])[0]),
         ("lingua", lambda t: lingua_code(detector.detect_language_of(t[:5000]))),
+        ("webdedup", lambda t: language.detect(t).lang or "und"),
     ):
         t0 = time.perf_counter()
         results[name] = [fn(text) for _, _, text in sample]
@@ -123,7 +130,11 @@ def main() -> None:
 
     print(f"\n{'identifier':<10} {'accuracy':>9} {'html-lang':>10} {'url':>8} "
           f"{'ms/page':>8} {'load s':>7} {'installed MB':>13}")
-    loads = (("py3langid", load_py3, "py3langid"), ("lingua", load_lingua, "lingua"))
+    loads = (
+        ("py3langid", load_py3, "py3langid"),
+        ("lingua", load_lingua, "lingua"),
+        ("webdedup", load_py3, "py3langid"),
+    )
     for name, load, pkg in loads:
         got = results[name]
         acc = {
@@ -150,9 +161,11 @@ def main() -> None:
         c["n"] += 1
         c["py3langid"] += a == lab
         c["lingua"] += b == lab
-    print("\nper label (n, py3langid right, lingua right):")
+    for (_, lab, _), w in zip(sample, results["webdedup"], strict=True):
+        per_label[lab]["webdedup"] += w == lab
+    print("\nper label (n, py3langid right, lingua right, webdedup right):")
     for lab, c in sorted(per_label.items(), key=lambda kv: -kv[1]["n"]):
-        print(f"  {lab}: {c['n']}, {c['py3langid']}, {c['lingua']}")
+        print(f"  {lab}: {c['n']}, {c['py3langid']}, {c['lingua']}, {c['webdedup']}")
 
 
 if __name__ == "__main__":

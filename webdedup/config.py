@@ -250,7 +250,7 @@ class Config:
             "lsh_threshold": float(self.lsh_threshold),
             "chain_floor": float(self.chain_floor),
             "language": LANGUAGE_VERSION,
-            "languages": list(self.languages),
+            "languages": sorted(self.languages),
             "columns": asdict(self.columns),
         }
 
