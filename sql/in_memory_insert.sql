@@ -1,2 +1,2 @@
-INSERT INTO pages (rowid, url, content, html, title, datetime, crawled, category)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?);
+INSERT INTO pages (rowid, url, content, html, title, datetime, crawled, category, lang)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?);

@@ -5,7 +5,7 @@ CREATE TEMP TABLE run_prepared (  -- the columns of main._webdedup_prepared, in 
     id INTEGER PRIMARY KEY, url_hash TEXT NOT NULL, canonical_url TEXT, url_key TEXT NOT NULL,
     host TEXT, content_hash TEXT, text_len INTEGER NOT NULL, word_count INTEGER NOT NULL,
     is_external INTEGER NOT NULL, is_https INTEGER NOT NULL, url_len INTEGER NOT NULL,
-    dt REAL, crawled_ts REAL, ignored TEXT
+    dt REAL, crawled_ts REAL, ignored TEXT, lang TEXT, lang_score REAL
 );
 DROP TABLE IF EXISTS temp.run_sketches;
 CREATE TEMP TABLE run_sketches (id INTEGER PRIMARY KEY, scheme TEXT NOT NULL, sketch BLOB NOT NULL);

@@ -13,6 +13,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -232,10 +233,12 @@ def test_csv_reads_back_with_csv_module_and_pandas(crawl, tmp_path):
     header, body = table[0], table[1:]
     assert header == [*CSV_COLUMNS, "text"]
     rows = db_rows(crawl)
+    with closing(sqlite3.connect(crawl)) as conn:  # lang is webdedup's state, not a column
+        langs = dict(conn.execute("SELECT id, lang FROM _webdedup_prepared"))
     assert len(body) == len(rows)
     neutralized = set()
     for cells in body:
-        row = rows[int(cells[0])]
+        row = rows[int(cells[0])] | {"lang": langs[int(cells[0])]}
         for name, cell in zip(header, cells, strict=True):
             value = row["content"] if name == "text" else row[name]
             if isinstance(value, str) and value.startswith(("=", "+", "-", "@", "\t", "\r")):

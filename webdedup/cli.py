@@ -61,11 +61,14 @@ def build_config(
         mapping["table"] = table
     ignore = options.pop("urls_to_ignore", ())
     election = options.pop("election", None)
+    languages = options.pop("languages", None)
     overrides = {k: v for k, v in options.items() if v is not None}
     if ignore:
         overrides["urls_to_ignore"] = tuple(base.urls_to_ignore) + tuple(ignore)
     if election:
         overrides["election"] = tuple(k.strip() for k in election.split(",") if k.strip())
+    if languages is not None:
+        overrides["languages"] = tuple(languages.split(","))
     return base.with_overrides(columns=Columns.from_mapping(mapping), **overrides)
 
 
@@ -78,7 +81,7 @@ def input_options(func: Callable[..., Any]) -> Callable[..., Any]:
         metavar="NAME=COLUMN",
         help="Map an input column to your table's name for it, e.g. content=body or "
         "datetime=fetched_at. Names: url, content, html, title, datetime, date, crawled, "
-        "category. Repeatable.",
+        "category, lang. Repeatable.",
     )(func)
     func = table_option(func)
     func = click.option(
@@ -231,6 +234,22 @@ def cli() -> None:
     help="Recompute everything instead of only the pages changed since the last run.",
 )
 @click.option("--workers", type=int, default=None, help="Processes to use [default: all cores].")
+@click.option(
+    "--languages",
+    default=None,
+    metavar="CODES",
+    help="Process only pages in these languages, e.g. en,de (ISO 639-1 codes as py3langid "
+    "gives them, or the crawler's lang column); the others are kept and marked ignored "
+    "with reason 'language'. Turns on --detect-language. [default: all]",
+)
+@click.option(
+    "--detect-language/--no-detect-language",
+    "detect_language",
+    default=None,
+    help="Detect each page's language (py3langid, pip install 'webdedup[lang]') for the "
+    "export and the language guard, when the table has no language column of its own. "
+    "About doubles a run's CPU time. [default: off]",
+)
 @quiet_option()
 @json_option("Print the run's result as JSON.")
 def db_command(
@@ -259,6 +278,8 @@ def db_command(
         webdedup db crawl.sqlite
         webdedup db crawl.sqlite --column content=body --column datetime=fetched_at
         webdedup db crawl.sqlite --config webdedup.toml --quiet
+        webdedup db crawl.sqlite --languages en,de
+        webdedup db crawl.sqlite --detect-language
     """
     with errors_to_exit_codes():
         config = build_config(config_file, table, columns, **options)

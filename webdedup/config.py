@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .algorithms import language
 from .algorithms.election import DEFAULT_ELECTION, validate_election
 from .algorithms.minhash import MAX_NUM_PERM
 from .algorithms.text import NORMALIZATION_VERSION
@@ -33,6 +34,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
+#: Version of how a page's language is found (a change rebuilds the stored state).
+LANGUAGE_VERSION = 1
 METHODS = ("minhash", "levenshtein", "simhash")
 #: Upper bounds that keep a value in the ranges the algorithms and SQLite accept.
 MAX_DISTANCE = 1_000_000
@@ -57,6 +60,7 @@ class Columns:
     date: str = "date"
     crawled: str = "crawled"
     category: str = "category"
+    lang: str = "lang"
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, str]) -> Columns:
@@ -98,6 +102,8 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "chunk_size": ((int,), "an integer"),
     "busy_timeout": ((int, float), "a number of seconds"),
     "workers": ((int,), "an integer"),
+    "languages": ((list, tuple), "a list of language codes"),
+    "detect_language": ((bool,), "true or false"),
     "columns": ((Columns,), "a [columns] table"),
 }
 
@@ -115,6 +121,24 @@ def _check_type(name: str, value: Any, expected: tuple[tuple[type, ...], str] | 
         raise ConfigError(f"{name} must be {wording}, got {value!r} ({type(value).__name__})")
 
 
+def _check_languages(codes: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """``--languages``: known codes, lowercased, each once, in the order given."""
+    out = tuple(dict.fromkeys(c.strip().lower() for c in codes if c.strip()))
+    if codes and not out:
+        raise ConfigError("languages must name at least one language code, e.g. en,de")
+    unknown = language.unknown_codes(out)
+    if unknown:
+        raise ConfigError(
+            f"unknown language code(s) {', '.join(unknown)}; the known codes are: "
+            f"{', '.join(language.KNOWN_LANGUAGES)}"
+        )
+    if out and not language.available():
+        raise ConfigError(
+            "languages needs the language identifier: pip install \"webdedup[lang]\""
+        )
+    return out
+
+
 @dataclass(frozen=True)
 class Config:
     """All parameters of a run. Build one directly, from a TOML file, or via ``Deduplicator``.
@@ -130,6 +154,11 @@ class Config:
     LSH bands are tuned to find candidates at (lower finds more, verification decides).
     ``chain_floor``: a page joins a near-duplicate group only when its similarity to the
     group's canonical is at least this (besides its verified edge to the group's centre).
+    ``languages``: when given, only pages in these languages are processed (the others are
+    marked ignored with reason ``language``; :mod:`~webdedup.algorithms.language`).
+    ``detect_language``: detect each page's language (py3langid, the ``lang`` extra) when
+    the crawler's table has no language column. Off by default: it costs about as much CPU
+    as the rest of a run (README, "Language"); ``languages`` turns it on.
     """
 
     method: str = "minhash"
@@ -149,6 +178,8 @@ class Config:
     chunk_size: int = 256
     busy_timeout: float = 5.0
     workers: int = 0
+    languages: tuple[str, ...] = ()
+    detect_language: bool = False
     columns: Columns = field(default_factory=Columns)
 
     def __post_init__(self) -> None:
@@ -194,9 +225,15 @@ class Config:
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"urls_to_ignore: {exc}") from exc
         object.__setattr__(self, "urls_to_ignore", tuple(self.urls_to_ignore))
+        object.__setattr__(self, "languages", _check_languages(self.languages))
         object.__setattr__(self, "election", validate_election(self.election))
 
     # -- the parameters that shape stored state -------------------------------------------
+    @property
+    def detects_language(self) -> bool:
+        """Whether phase 1 detects languages (``detect_language``, or a ``languages`` filter)."""
+        return bool(self.detect_language) or bool(self.languages)
+
     def shaping_parameters(self) -> dict[str, Any]:
         """The parameters whose change invalidates stored prepared rows, signatures and edges.
 
@@ -222,6 +259,9 @@ class Config:
             "similarity": self.similarity,
             "lsh_threshold": float(self.lsh_threshold),
             "chain_floor": float(self.chain_floor),
+            "language": LANGUAGE_VERSION,
+            "languages": sorted(self.languages),
+            "detect_language": self.detects_language,
             "columns": asdict(self.columns),
         }
 
@@ -282,7 +322,7 @@ class Config:
                 f"unknown key(s) in config: {', '.join(unknown)}; "
                 f"known keys: {', '.join(sorted(known))} and a [columns] table"
             )
-        for key in ("urls_to_ignore", "election"):
+        for key in ("urls_to_ignore", "election", "languages"):
             if key in data and isinstance(data[key], list):
                 data[key] = tuple(data[key])
         try:

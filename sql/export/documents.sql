@@ -1,5 +1,6 @@
 -- The export's documents (JSON) and rows (CSV): one page a row, in id order, with its
--- annotations. {title} and {text} are a quoted column of p, or NULL when the table has none.
+-- annotations. {title} and {text} are a quoted column of p, or NULL when the table has none;
+-- {lang} is pr.lang, or NULL for state written before schema 5.
 -- Filters are bound parameters: :min_size (NULL = off) keeps pages whose duplicate group has
 -- at least that many members; :kinds (NULL = off, else a JSON array of 'url'/'exact'/'near')
 -- keeps the pages that joined their group that way, plus the canonicals of those groups.
@@ -16,6 +17,7 @@ SELECT p.{rowid}          AS id,
        p.is_canonical     AS is_canonical,
        p.dup_kind         AS dup_kind,
        p.dup_score        AS dup_score,
+       {lang}             AS lang,
        {text}             AS text
 FROM {pages} AS p
 LEFT JOIN main._webdedup_prepared AS pr ON pr.id = p.{rowid}

@@ -1,7 +1,8 @@
 -- The largest duplicate groups (size > 1), largest first, with every member's text: the HTML
 -- review page folds consecutive rows of one dup_group into one group, canonical first.
 -- {title}, {text} and {html} are quoted columns of p or NULL ({html} only where the text is
--- empty). :max_groups caps the groups; :min_size and :kinds filter as in documents.sql.
+-- empty); {lang} is pr.lang (NULL before schema 6). :max_groups caps the groups; :min_size
+-- and :kinds filter as in documents.sql.
 -- {groups} is sql/group_kinds.sql: the groups and their kinds (webdedup/store/counts.py).
 WITH top AS (
     SELECT g.dup_group AS dup_group, g.size AS size, g.kind AS kind
@@ -26,9 +27,11 @@ SELECT p.dup_group     AS dup_group,
        p.dup_score     AS dup_score,
        e.score         AS edge_score,
        e.method        AS edge_method,
+       {lang}          AS lang,
        {text}          AS text,
        {html}          AS html
 FROM {pages} AS p
+LEFT JOIN main._webdedup_prepared AS pr ON pr.id = p.{rowid}
 LEFT JOIN main._webdedup_edges AS e
        ON e.a = min(p.{rowid}, p.canonical_id) AND e.b = max(p.{rowid}, p.canonical_id)
 -- one pass over the pages, each looked up among the top groups (an IN list has an index;

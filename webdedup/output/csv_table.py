@@ -27,7 +27,7 @@ from .files import open_output
 from .source import ANNOTATION_COLUMNS, ExportFilters, Source, open_source
 
 #: The columns of the CSV, in order (``text`` is appended with ``with_text``).
-CSV_COLUMNS = ("id", "url", "title", *ANNOTATION_COLUMNS)
+CSV_COLUMNS = ("id", "url", "title", *ANNOTATION_COLUMNS, "lang")
 
 #: First characters that make a spreadsheet evaluate a cell.
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")

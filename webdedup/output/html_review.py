@@ -262,6 +262,7 @@ class _Page:
     edge_method: str | None
     words: list[str]
     n_words: int
+    lang: str | None = None
 
 
 def _page(row: dict[str, Any]) -> _Page:
@@ -280,12 +281,14 @@ def _page(row: dict[str, Any]) -> _Page:
         edge_method=row["edge_method"],
         words=words,
         n_words=n_words,
+        lang=row.get("lang"),
     )
 
 
 def _side_head(page: _Page, extra: str = "") -> str:
     title = _e(page.title) if page.title else '<span class="note">(no title)</span>'
-    return f'<h3>#{page.id} · {title}</h3>\n<p class="url">{_link(page.url)}</p>\n{extra}'
+    lang = f' <span class="badge">{_e(page.lang)}</span>' if page.lang else ""
+    return f'<h3>#{page.id} · {title}{lang}</h3>\n<p class="url">{_link(page.url)}</p>\n{extra}'
 
 
 def _truncated(page: _Page) -> str:

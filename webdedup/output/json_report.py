@@ -56,6 +56,7 @@ DOCUMENT_FIELDS = (
     "is_canonical",
     "dup_kind",
     "dup_score",
+    "lang",
 )
 
 #: How many titles a near-duplicate group shows in ``sample_titles``.

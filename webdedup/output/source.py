@@ -98,6 +98,7 @@ class Source:
 
     layout: Layout
     config: dict[str, Any] = field(default_factory=dict)
+    has_lang: bool = False  #: whether ``_webdedup_prepared`` has ``lang`` (schema 6 on)
 
     @property
     def table(self) -> str:
@@ -148,6 +149,7 @@ class Source:
             "text": self.column("p", self.content),
             "html": self.text_fallback_html("p"),
             "groups": groups_subquery(quote(self.table)),
+            "lang": "pr.lang" if self.has_lang else "NULL",
         }
         fills.update(extra)
         return sql(f"{folder}/{name}", **fills)
@@ -213,7 +215,8 @@ def read_layout(conn: sqlite3.Connection, where: str = "the database") -> Source
         raise InputError(
             f"table {columns.table!r} of {where} has no URL column {columns.url!r} any more"
         )
-    return Source(Layout.resolve(conn, columns, where, need_text=False), config)
+    has_lang = "lang" in table_columns(conn, "_webdedup_prepared")
+    return Source(Layout.resolve(conn, columns, where, need_text=False), config, has_lang)
 
 
 def last_run(conn: sqlite3.Connection) -> dict[str, Any]:

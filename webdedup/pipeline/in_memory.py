@@ -31,8 +31,9 @@ from ..store.schema import OUTPUT_COLUMNS
 from .run import run_on_db
 
 #: What each returned page dict holds besides its ``id``: the output columns and, for an
-#: ignored page, why (``empty_text``, ``urls_to_ignore:<rule>``, ``small_host``).
-RESULT_KEYS = (*OUTPUT_COLUMNS, "ignored")
+#: ignored page, why (``empty_text``, ``urls_to_ignore:<rule>``, ``small_host``,
+#: ``language``), and the page's language (``lang``, None when unknown).
+RESULT_KEYS = (*OUTPUT_COLUMNS, "ignored", "lang")
 
 
 def _cell(value: Any) -> Any:
@@ -51,12 +52,12 @@ def _cell(value: Any) -> Any:
 
 
 #: The in-memory table: webdedup's own names, whatever the pages' keys are mapped to.
-_COLUMNS = ("url", "content", "html", "title", "datetime", "crawled", "category")
+_COLUMNS = ("url", "content", "html", "title", "datetime", "crawled", "category", "lang")
 _SQLITE_INT = (-(2**63), 2**63 - 1)
 
 
 def _row(page: Mapping[str, Any], position: int, cols: Columns) -> tuple[Any, ...]:
-    """``(id, url, content, html, title, datetime, crawled, category)`` of a page dict."""
+    """``(id, url, content, html, title, datetime, crawled, category, lang)`` of a page dict."""
     try:
         page_id = int(page.get("id", position))
     except (TypeError, ValueError) as exc:
@@ -79,6 +80,7 @@ def _row(page: Mapping[str, Any], position: int, cols: Columns) -> tuple[Any, ..
         when,
         page.get(cols.crawled),
         page.get(cols.category),
+        page.get(cols.lang),
     )
     return (page_id, *(_cell(v) for v in values))
 

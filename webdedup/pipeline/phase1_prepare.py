@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ..algorithms import language
 from ..algorithms.sketch import NearSpec, sketch_texts
 from ..algorithms.text import digest_text
 from ..algorithms.timestamps import parse_timestamp
@@ -44,12 +45,15 @@ class Prepared(NamedTuple):
     dt: float | None
     crawled_ts: float | None
     ignored: str | None
+    lang: str | None
+    lang_score: float | None
 
 
 def prepare_page(page: PageInput, config: Config, rules: IgnoreRules) -> tuple[Prepared, str]:
     """Prepare one page; returns the row and the normalized text kept for sketches."""
     url = page.url if isinstance(page.url, str) else None
-    digest = digest_text(page_text(page))
+    text = page_text(page)
+    digest = digest_text(text)
     canonical = canonicalize_url(url, discard_params=config.discard_params) if url else None
     ignored: str | None = None
     if digest.empty:
@@ -58,6 +62,10 @@ def prepare_page(page: PageInput, config: Config, rules: IgnoreRules) -> tuple[P
         rule = rules.match(url)
         if rule is not None:
             ignored = f"urls_to_ignore:{rule}"
+    detect = text if config.detects_language else None  # the crawler's own value still wins
+    found = language.NONE if digest.empty else language.page_language(page.lang, detect)
+    if ignored is None and config.languages and found.lang not in config.languages:
+        ignored = "language"
     category = page.category.strip().lower() if isinstance(page.category, str) else ""
     row = Prepared(
         id=int(page.id),
@@ -74,6 +82,8 @@ def prepare_page(page: PageInput, config: Config, rules: IgnoreRules) -> tuple[P
         dt=parse_timestamp(page.datetime),
         crawled_ts=parse_timestamp(page.crawled),
         ignored=ignored,
+        lang=found.lang,
+        lang_score=found.score,
     )
     return row, digest.sketch
 
@@ -143,7 +153,7 @@ def run(ctx: RunContext) -> PrepareResult:
     conn, config, spec = ctx.conn, ctx.config, ctx.spec
     run_script(conn, "run_tables")
     job = PrepareJob(config, spec if spec.method != "levenshtein" else None)
-    insert = "INSERT INTO temp.run_prepared VALUES (" + ", ".join("?" * 14) + ")"
+    insert = "INSERT INTO temp.run_prepared VALUES (" + ", ".join("?" * len(Prepared._fields)) + ")"
     select = ctx.layout.select_pages()
     total = ctx.total_pages
     if ctx.only is not None:

@@ -28,7 +28,7 @@ from ..algorithms.text import digest_text
 from ..parallel import ordered_map
 from ..store import run_script, sql
 from ..store.pages import PageInput, fetch_pages, fetch_texts, page_text
-from . import phase4_window
+from . import language_guard, phase4_window
 from .context import NearResult, RunContext
 from .phase1_prepare import worker_count
 
@@ -62,6 +62,7 @@ def run(ctx: RunContext) -> NearResult:
         candidates = len(edges)
     else:
         candidates, edges = _banded_run(ctx, spec)
+    edges = language_guard.keep_same_language(conn, edges)
     conn.executemany(
         "INSERT OR REPLACE INTO temp.run_edges (a, b, score, method) VALUES (?, ?, ?, ?)",
         [(a, b, s, spec.method) for a, b, s in edges],

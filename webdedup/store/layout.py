@@ -27,7 +27,7 @@ from .sqlfiles import quote, sql
 from .tables import is_without_rowid, table_columns, table_exists
 
 #: The logical input columns, in the order a page is read.
-LOGICAL = ("url", "content", "html", "title", "datetime", "crawled", "category")
+LOGICAL = ("url", "content", "html", "title", "datetime", "crawled", "category", "lang")
 #: Names under which SQLite exposes a table's rowid, unless a column takes the name.
 ROWID_ALIASES = ("rowid", "_rowid_", "oid")
 
@@ -44,6 +44,7 @@ class Layout:
     datetime: str | None = None
     crawled: str | None = None
     category: str | None = None
+    lang: str | None = None
     rowid: str = "rowid"  #: how to name the rowid of ``table`` in SQL (see ROWID_ALIASES)
 
     @classmethod
@@ -83,6 +84,7 @@ class Layout:
             datetime=dt,
             crawled=real(columns.crawled),
             category=real(columns.category),
+            lang=real(columns.lang),
             rowid=_rowid_alias(table, names),
         )
         if columns.url not in names:
@@ -113,7 +115,8 @@ class Layout:
     def select_pages(self) -> str:
         """``SELECT`` of the rowid and the input columns that phase 1 reads, in that order."""
         cols = ", ".join(
-            self.column(n) for n in ("url", "content", "html", "datetime", "crawled", "category")
+            self.column(n)
+            for n in ("url", "content", "html", "datetime", "crawled", "category", "lang")
         )
         return f"SELECT {quote(self.rowid)}, {cols} FROM {quote(self.table)}"
 

@@ -56,6 +56,19 @@ def check_schema(conn: sqlite3.Connection) -> int:
 UPGRADE_ONLY = "-- upgrade only"
 
 
+_ADD_COLUMN = re.compile(r"\bALTER\s+TABLE\s+\S+\s+ADD\s+COLUMN\s", re.IGNORECASE)
+
+
+def _execute(conn: sqlite3.Connection, statement: str) -> None:
+    """Run one statement of a migration; an ``ADD COLUMN`` of a column that is already
+    there (state a newer webdedup wrote, then relabelled older) is a no-op."""
+    try:
+        conn.execute(statement)
+    except sqlite3.OperationalError as exc:
+        if not (_ADD_COLUMN.search(statement) and "duplicate column name" in str(exc)):
+            raise
+
+
 def migrate(conn: sqlite3.Connection) -> int:
     """Apply the pending migrations. Call inside a write transaction; returns the new version.
 
@@ -68,7 +81,7 @@ def migrate(conn: sqlite3.Connection) -> int:
             script = sql("migrations/" + name)
             if not (start == 0 and script.startswith(UPGRADE_ONLY)):
                 for statement in split_statements(script):
-                    conn.execute(statement)
+                    _execute(conn, statement)
             conn.execute(
                 "INSERT OR REPLACE INTO _webdedup_meta(key, value) VALUES ('schema_version', ?)",
                 (str(version),),

@@ -31,6 +31,7 @@ class PageInput:
     datetime: Any = None
     crawled: Any = None
     category: str | None = None
+    lang: str | None = None  #: the crawler's own language column, when it has one
 
 
 def as_text(value: Any) -> Any:
@@ -51,7 +52,7 @@ def page_text(page: PageInput) -> str | None:
 
 def iter_pages(cursor: Iterable[tuple[Any, ...]]) -> Iterator[PageInput]:
     """Pages from rows of :meth:`Layout.select_pages`."""
-    for rowid, url, content, html, dt, crawled, category in cursor:
+    for rowid, url, content, html, dt, crawled, category, lang in cursor:
         yield PageInput(
             rowid,
             as_text(url),
@@ -60,6 +61,7 @@ def iter_pages(cursor: Iterable[tuple[Any, ...]]) -> Iterator[PageInput]:
             as_text(dt),
             as_text(crawled),
             as_text(category),
+            as_text(lang),
         )
 
 

@@ -96,7 +96,7 @@ def record_annotated(conn: sqlite3.Connection, table: str) -> None:
 
 
 #: The input columns whose updates are queued (never webdedup's output columns).
-TRACKED = ("url", "content", "html", "datetime", "crawled", "category")
+TRACKED = ("url", "content", "html", "datetime", "crawled", "category", "lang")
 
 
 def trigger_names(table: str) -> dict[str, str]:
