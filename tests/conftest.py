@@ -12,6 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# The property tests run the same examples every time (CI must not fail on a draw that no
+# one can reproduce); HYPOTHESIS_PROFILE=explore draws new ones to look for more.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("WEBDEDUP_SHARED_DATA", ROOT.parent / "shared" / "data"))

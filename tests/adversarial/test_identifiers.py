@@ -53,8 +53,9 @@ def test_hostile_names_every_command(table, url, content, via_toml):
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
-@given(table=names, url=names)
+@given(table=names.filter(lambda s: s.lower() != "canary"), url=names)
 def test_hostile_names_ingest(table, url):
+    # (a table named like the canary the test adds afterwards would be the canary itself)
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         db = d / "i.sqlite"
