@@ -417,6 +417,15 @@ def ingest_command(
     metavar="N",
     help="Largest groups shown on the HTML review page.",
 )
+@click.option(
+    "--topics",
+    type=int,
+    default=None,
+    metavar="K",
+    help="Cluster the canonical pages into K topics (TF-IDF, mini-batch k-means; needs "
+    "webdedup[topics]): the JSON report gets topic_clusters and each document its cluster, "
+    "the CSV a cluster column, the HTML page groups its duplicate groups by topic.",
+)
 @busy_timeout_option()
 @quiet_option("Print nothing on success.")
 def export_command(
@@ -428,6 +437,7 @@ def export_command(
     min_group_size: int | None,
     kinds: tuple[str, ...],
     max_groups: int,
+    topics: int | None,
     busy_timeout: float,
     quiet: bool,
 ) -> None:
@@ -444,6 +454,7 @@ def export_command(
         webdedup export crawl.sqlite --json report.json --csv pages.csv --html review.html
         webdedup export crawl.sqlite --csv near.csv --kind near --min-group-size 3 --with-text
         webdedup export crawl.sqlite --json - | jq '.meta.counts'
+        webdedup export crawl.sqlite --json report.json --html review.html --topics 20
     """
     from .output import ExportFilters, export
 
@@ -462,6 +473,7 @@ def export_command(
             with_text=with_text,
             max_groups=max_groups,
             busy_timeout=busy_timeout,
+            topics=topics,
         )
     if not quiet:
         for line in summary.lines():

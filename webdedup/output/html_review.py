@@ -27,16 +27,20 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from difflib import SequenceMatcher
-from itertools import groupby
+from itertools import chain, groupby
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..algorithms.html_text import extract_text
 from ..store.pages import as_text
 from ..version import __version__
 from .files import open_output
 from .source import ExportFilters, Source, counts, last_run, open_source
+from .topics import grouped_by_topic
+
+if TYPE_CHECKING:
+    from ..algorithms.topics import Topics
 
 #: Words of each text compared and shown (the diff is quadratic in the worst case).
 MAX_WORDS = 1500
@@ -82,6 +86,7 @@ ins { background: #aceebb; text-decoration: none; }
 .more { padding: 8px 14px; border-top: 1px solid var(--line); font-size: 12px; }
 .more ul { margin: 4px 0 0; padding-left: 18px; }
 .note { color: var(--muted); font-size: 12px; }
+h2.topic { margin: 28px 0 0; font-size: 18px; }
 """
 
 
@@ -256,13 +261,15 @@ def render_group(group_id: int, size: int, rows: Iterable[dict[str, Any]]) -> st
 
 def _iter_groups(
     conn: sqlite3.Connection, layout: Source, filters: ExportFilters, max_groups: int
-) -> Iterator[str]:
+) -> Iterator[tuple[int, str]]:
+    """``(canonical id, section)`` of each group shown."""
     params = filters.params() | {"max_groups": max_groups}
     cur = conn.execute(layout.sql("review_groups"), params)
     names = [d[0] for d in cur.description]
     rows = (dict(zip(names, map(as_text, r), strict=True)) for r in cur)
     for (group_id, size), members in groupby(rows, key=itemgetter("dup_group", "size")):
-        yield render_group(group_id, size, members)
+        first = next(members)  # the canonical
+        yield first["id"], render_group(group_id, size, chain([first], members))  # noqa: B031
 
 
 def _head(title: str) -> str:
@@ -284,8 +291,13 @@ def write_review_to(
     *,
     max_groups: int = MAX_GROUPS,
     title: str = "webdedup review",
+    topics: Topics | None = None,
 ) -> int:
-    """Stream the review page to ``out``; returns the number of groups shown."""
+    """Stream the review page to ``out``; returns the number of groups shown.
+
+    With ``topics``, the groups shown are ordered by their canonical's topic, under a heading
+    with the topic's top terms (largest groups first within a topic).
+    """
     total = counts(conn, layout)
     run = last_run(conn)
     params = run.get("params", {})
@@ -311,7 +323,10 @@ def write_review_to(
         "</header>\n<main>\n"
     )
     shown = 0
-    for section in _iter_groups(conn, layout, filters, max_groups):
+    groups = _iter_groups(conn, layout, filters, max_groups)
+    if topics is not None:
+        groups = grouped_by_topic(groups, topics)
+    for _, section in groups:
         out.write(section)
         shown += 1
     if not shown:
