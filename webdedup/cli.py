@@ -147,7 +147,8 @@ def cli() -> None:
     "--method",
     type=click.Choice(METHODS),
     default=None,
-    help="Near-duplicate method [default: minhash].",
+    help="Near-duplicate method [default: minhash]. 'vectors' (needs webdedup[vectors]) also "
+    "finds reworded copies (TF-IDF vectors, nearest neighbours) and always makes a full run.",
 )
 @click.option(
     "--threshold",
