@@ -254,12 +254,14 @@ def db_command(
     The first run is full and installs triggers on the table; later runs (say, nightly) only
     process the pages inserted, updated or deleted since, and give the same result a full run
     would. A change of the parameters that shape signatures or edges forces a full run.
+    --method vectors (reworded copies) always makes a full run.
 
     \b
     Example:
         webdedup db crawl.sqlite
         webdedup db crawl.sqlite --column content=body --column datetime=fetched_at
         webdedup db crawl.sqlite --config webdedup.toml --quiet
+        webdedup db crawl.sqlite --method vectors --threshold 0.85
     """
     with errors_to_exit_codes():
         config = build_config(config_file, table, columns, **options)
