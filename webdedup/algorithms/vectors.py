@@ -23,11 +23,11 @@ cosine stays low.
 
 Example::
 
-    >>> a = "the quick brown fox jumps over the lazy dog near the river bank today"
-    >>> b = "near the river bank today the quick brown fox jumps over the lazy dog"
-    >>> model = fit_model([a, b, "an unrelated text about taxes and budgets"], dims=2, seed=1)
-    >>> round(word_cosines(model, [a], [b])[0], 3)
-    1.0
+    >>> a = "The fox jumps over the dog. It rained all day. Then the sun came out."
+    >>> b = "It rained all day. Then the sun came out. The fox jumps over the dog."
+    >>> model = fit_model([a, b, "An unrelated text about taxes and budgets."], dims=2, seed=1)
+    >>> round(word_cosines(model, [a], [b])[0], 2)  # only the bigrams across sentences differ
+    0.94
 """
 
 from __future__ import annotations
