@@ -29,9 +29,9 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
-# those of make_corpus.py, then those of make_corpus_b.py
+# those of make_corpus.py, then those of make_corpus_b.py, then make_corpus_reworded.py's
 NEGATIVE_KINDS = ("same_template", "short_boilerplate", "half_replaced", "cjk_same_template",
-                  "aed_template", "cookie_banner", "short_page", "cjk_template")
+                  "aed_template", "cookie_banner", "short_page", "cjk_template", "same_topic")
 
 
 def comb2(n: int) -> int:

@@ -150,7 +150,8 @@ def cli() -> None:
     "--method",
     type=click.Choice(METHODS),
     default=None,
-    help="Near-duplicate method [default: minhash].",
+    help="Near-duplicate method [default: minhash]. 'vectors' (needs webdedup[vectors]) also "
+    "finds reworded copies (TF-IDF vectors, nearest neighbours) and always makes a full run.",
 )
 @click.option(
     "--threshold",
@@ -272,6 +273,7 @@ def db_command(
     The first run is full and installs triggers on the table; later runs (say, nightly) only
     process the pages inserted, updated or deleted since, and give the same result a full run
     would. A change of the parameters that shape signatures or edges forces a full run.
+    --method vectors (reworded copies) always makes a full run.
 
     \b
     Example:
@@ -280,6 +282,7 @@ def db_command(
         webdedup db crawl.sqlite --config webdedup.toml --quiet
         webdedup db crawl.sqlite --languages en,de
         webdedup db crawl.sqlite --detect-language
+        webdedup db crawl.sqlite --method vectors --threshold 0.85
     """
     with errors_to_exit_codes():
         config = build_config(config_file, table, columns, **options)
@@ -446,6 +449,15 @@ def ingest_command(
     metavar="N",
     help="Largest groups shown on the HTML review page.",
 )
+@click.option(
+    "--topics",
+    type=int,
+    default=None,
+    metavar="K",
+    help="Cluster the canonical pages into K topics (TF-IDF, mini-batch k-means; needs "
+    "webdedup[topics]): the JSON report gets topic_clusters and each document its cluster, "
+    "the CSV a cluster column, the HTML page groups its duplicate groups by topic.",
+)
 @busy_timeout_option()
 @quiet_option("Print nothing on success.")
 def export_command(
@@ -458,6 +470,7 @@ def export_command(
     min_group_size: int | None,
     kinds: tuple[str, ...],
     max_groups: int,
+    topics: int | None,
     busy_timeout: float,
     quiet: bool,
 ) -> None:
@@ -476,6 +489,7 @@ def export_command(
         webdedup export crawl.sqlite --json - | jq '.meta.counts'
         webdedup export crawl.sqlite --datasette metadata.yml
         datasette crawl.sqlite --metadata metadata.yml
+        webdedup export crawl.sqlite --json report.json --html review.html --topics 20
     """
     from .output import ExportFilters, export
     from .output.datasette import write_datasette_metadata
@@ -504,6 +518,7 @@ def export_command(
             with_text=with_text,
             max_groups=max_groups,
             busy_timeout=busy_timeout,
+            topics=topics,
         )
     if not quiet:
         for line in summary.lines():

@@ -36,7 +36,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 #: Version of how a page's language is found (a change rebuilds the stored state).
 LANGUAGE_VERSION = 1
-METHODS = ("minhash", "levenshtein", "simhash")
+METHODS = ("minhash", "levenshtein", "simhash", "vectors")
 #: Upper bounds that keep a value in the ranges the algorithms and SQLite accept.
 MAX_DISTANCE = 1_000_000
 MAX_BUSY_TIMEOUT = 86_400.0  # a day
@@ -159,6 +159,10 @@ class Config:
     ``detect_language``: detect each page's language (py3langid, the ``lang`` extra) when
     the crawler's table has no language column. Off by default: it costs about as much CPU
     as the rest of a run (README, "Language"); ``languages`` turns it on.
+    ``embedder`` (``vectors`` only): ``"module:function"``, a function that takes a list of
+    normalized texts and returns one vector a text (e.g. a neural sentence embedding) used
+    instead of the reduced TF-IDF vectors to find candidates
+    (:mod:`webdedup.algorithms.vectors`).
     """
 
     method: str = "minhash"
@@ -181,6 +185,7 @@ class Config:
     languages: tuple[str, ...] = ()
     detect_language: bool = False
     columns: Columns = field(default_factory=Columns)
+    embedder: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.columns, Mapping):  # the API may pass a plain dict
@@ -220,6 +225,13 @@ class Config:
             )
         if int(self.workers) < 0:
             raise ConfigError(f"workers must be 0 (all cores) or more, got {self.workers!r}")
+        if self.embedder is not None and not (
+            isinstance(self.embedder, str) and all(self.embedder.partition(":")[::2])
+        ):
+            raise ConfigError(
+                f"embedder must be 'module:function' (a function of a list of texts that "
+                f"returns one vector a text), got {self.embedder!r}"
+            )
         try:  # compiled here so that a bad rule is a configuration error, not a crash later
             IgnoreRules.from_patterns(self.urls_to_ignore)
         except (TypeError, ValueError) as exc:
@@ -241,8 +253,9 @@ class Config:
         shipped: stored keys of an older version must not meet new ones; and the versions of
         text normalization (hashes, tokens) and of ``minhash`` verification (its grey zone).
         """
-        banding = {"simhash_banding": 2} if self.method == "simhash" else {}
+        banding: dict[str, Any] = {"simhash_banding": 2} if self.method == "simhash" else {}
         banding |= {"verification": 2} if self.method == "minhash" else {}
+        banding |= {"vectors": 1, "embedder": self.embedder} if self.method == "vectors" else {}
         return banding | {
             "normalization": NORMALIZATION_VERSION,
             "method": self.method,

@@ -53,6 +53,8 @@ def plan_run(conn: sqlite3.Connection, config: Config, layout: Layout, full: boo
     tracked = version >= 2 and triggers_intact(conn, layout)
     if full:
         return Plan("full", "a full run was asked for (--full)", seq, tracked)
+    if config.method == "vectors":  # its IDF, reduction and index span every page
+        return Plan("full", "--method vectors always makes a full run", seq, tracked)
     if version == 0:
         return Plan("full", "first run on this database", seq, tracked)
     if version < INCREMENTAL_SCHEMA or not table_exists(conn, "_webdedup_prepared"):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import ConfigError
 from .csv_table import CSV_COLUMNS, neutralize, write_csv, write_csv_to
@@ -26,6 +26,10 @@ from .files import OutputError, open_output
 from .html_review import MAX_GROUPS, word_diff, write_review, write_review_to
 from .json_report import DOCUMENT_FIELDS, write_report, write_report_to
 from .source import KINDS, ExportFilters, NotAnnotated, Source, open_source
+from .topics import check_k, compute_topics
+
+if TYPE_CHECKING:
+    from ..algorithms.topics import Topics
 
 __all__ = [
     "CSV_COLUMNS",
@@ -59,6 +63,7 @@ class ExportSummary:
     report: dict[str, int] | None = None
     csv_rows: int | None = None
     review_groups: int | None = None
+    topic_clusters: int | None = None
     written: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
@@ -71,6 +76,8 @@ class ExportSummary:
                 f"pairs, {r['near_duplicate_groups']:,} near / {r['exact_duplicate_groups']:,} "
                 f"exact / {r['url_duplicate_groups']:,} URL duplicate groups"
             )
+        if self.topic_clusters is not None:
+            out.append(f"topic clusters: {self.topic_clusters:,}")
         if self.csv_rows is not None:
             out.append(f"CSV: {self.csv_rows:,} rows")
         if self.review_groups is not None:
@@ -88,8 +95,13 @@ def export(
     with_text: bool = False,
     max_groups: int = MAX_GROUPS,
     busy_timeout: float = 5.0,
+    topics: int | None = None,
 ) -> ExportSummary:
     """Write the asked outputs of an annotated database, all from one read snapshot.
+
+    ``topics``: cluster the canonical pages into that many topics (:mod:`.topics`): the
+    report gets ``topic_clusters`` and each document its ``cluster``, the CSV a ``cluster``
+    column, and the review page groups its duplicate groups by topic.
 
     Raises :class:`ConfigError` when no output is given, :class:`NotAnnotated` when
     ``webdedup db`` never ran on ``db``, :class:`OutputError` when a file can't be written.
@@ -100,16 +112,24 @@ def export(
         raise ConfigError(f"max_groups must be 1 or more, got {max_groups!r}")
     filters = filters or ExportFilters()
     summary = ExportSummary()
+    if topics is not None:
+        check_k(topics)
     with open_source(db, busy_timeout=busy_timeout) as (conn, layout):
         conn.execute("BEGIN")  # one snapshot: the outputs agree even if a run commits meanwhile
         try:
+            clusters: Topics | None = None
+            if topics is not None:
+                clusters = compute_topics(conn, layout, topics)
+                summary.topic_clusters = len(clusters.clusters)
             if json_path is not None:
                 with open_output(json_path) as fh:
-                    summary.report = write_report_to(conn, layout, fh, filters)
+                    summary.report = write_report_to(conn, layout, fh, filters, topics=clusters)
                 summary.written.append(str(json_path))
             if csv_path is not None:
                 with open_output(csv_path, newline="") as fh:
-                    summary.csv_rows = write_csv_to(conn, layout, fh, filters, with_text=with_text)
+                    summary.csv_rows = write_csv_to(
+                        conn, layout, fh, filters, with_text=with_text, topics=clusters
+                    )
                 summary.written.append(str(csv_path))
             if html_path is not None:
                 title = "webdedup review"
@@ -117,7 +137,13 @@ def export(
                     title += f" — {Path(db).name}"
                 with open_output(html_path) as fh:
                     summary.review_groups = write_review_to(
-                        conn, layout, fh, filters, max_groups=max_groups, title=title
+                        conn,
+                        layout,
+                        fh,
+                        filters,
+                        max_groups=max_groups,
+                        title=title,
+                        topics=clusters,
                     )
                 summary.written.append(str(html_path))
         finally:

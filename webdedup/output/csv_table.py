@@ -20,11 +20,14 @@ from __future__ import annotations
 import csv
 import sqlite3
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..store.pages import as_text
 from .files import open_output
 from .source import ANNOTATION_COLUMNS, ExportFilters, Source, open_source
+
+if TYPE_CHECKING:
+    from ..algorithms.topics import Topics
 
 #: The columns of the CSV, in order (``text`` is appended with ``with_text``).
 CSV_COLUMNS = ("id", "url", "title", *ANNOTATION_COLUMNS, "lang")
@@ -47,18 +50,30 @@ def write_csv_to(
     filters: ExportFilters,
     *,
     with_text: bool = False,
+    topics: Topics | None = None,
 ) -> int:
-    """Stream the CSV to ``out`` (opened with ``newline=""``); returns the rows written."""
+    """Stream the CSV to ``out`` (opened with ``newline=""``); returns the rows written.
+
+    With ``topics``, a ``cluster`` column (the page's canonical's topic) before ``text``.
+    """
     writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
-    header = CSV_COLUMNS + (("text",) if with_text else ())
+    header = CSV_COLUMNS + (("cluster",) if topics is not None else ())
+    header += ("text",) if with_text else ()
     writer.writerow(header)
     query = layout.sql("documents") if with_text else layout.sql("documents", text="NULL")
     cur = conn.execute(query, filters.params())
     names = [d[0] for d in cur.description]
-    index = [names.index(c) for c in header]
+    index = [names.index(c) for c in CSV_COLUMNS]
+    text_at = names.index("text")
+    canonical_at = names.index("canonical_id")
     n = 0
     for row in cur:
-        writer.writerow([neutralize(as_text(row[i])) for i in index])
+        cells = [neutralize(as_text(row[i])) for i in index]
+        if topics is not None:
+            cells += topics.cluster_of([row[canonical_at]])
+        if with_text:
+            cells.append(neutralize(as_text(row[text_at])))
+        writer.writerow(cells)
         n += 1
     return n
 

@@ -32,10 +32,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from difflib import SequenceMatcher
-from itertools import groupby
+from itertools import chain, groupby
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..algorithms.html_text import extract_text
 from ..store.counts import Counts
@@ -44,6 +44,10 @@ from ..version import __version__
 from .files import open_output
 from .pictures import pictures_html
 from .source import ExportFilters, Source, counts, last_run, open_source
+from .topics import grouped_by_topic
+
+if TYPE_CHECKING:
+    from ..algorithms.topics import Topics
 
 #: Words of each text compared and shown (the diff is quadratic in the worst case).
 MAX_WORDS = 1500
@@ -98,6 +102,7 @@ form.filters { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: end; 
 form.filters label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); }
 nav.toc { font-size: 13px; columns: 2 24em; }
 nav.toc ol { margin: 4px 0; }
+h2.topic { margin: 28px 0 0; font-size: 18px; }
 """
 
 #: The in-page filters: hide the groups (and their table-of-contents entries) that do not
@@ -374,14 +379,16 @@ def render_group(
 
 def _iter_groups(
     conn: sqlite3.Connection, layout: Source, filters: ExportFilters, max_groups: int
-) -> Iterator[str]:
+) -> Iterator[tuple[int, str]]:
+    """``(canonical id, section)`` of each group shown."""
     params = filters.params() | {"max_groups": max_groups}
     cur = conn.execute(layout.sql("review_groups"), params)
     names = [d[0] for d in cur.description]
     rows = (dict(zip(names, map(as_text, r), strict=True)) for r in cur)
     keys = itemgetter("dup_group", "size", "group_kind")
     for (group_id, size, kind), members in groupby(rows, key=keys):
-        yield render_group(group_id, size, members, kind)
+        first = next(members)  # the canonical
+        yield first["id"], render_group(group_id, size, chain([first], members), kind)  # noqa: B031
 
 
 def _head(title: str) -> str:
@@ -404,8 +411,13 @@ def write_review_to(
     *,
     max_groups: int = MAX_GROUPS,
     title: str = "webdedup review",
+    topics: Topics | None = None,
 ) -> int:
-    """Stream the review page to ``out``; returns the number of groups shown."""
+    """Stream the review page to ``out``; returns the number of groups shown.
+
+    With ``topics``, the groups shown are ordered by their canonical's topic, under a heading
+    with the topic's top terms (largest groups first within a topic).
+    """
     total = counts(conn, layout)
     run = last_run(conn)
     params = run.get("params", {})
@@ -443,7 +455,10 @@ def write_review_to(
     if toc:
         out.write('<nav class="toc"><strong>Contents</strong><ol>' + "".join(toc) + "</ol></nav>\n")
     shown = 0
-    for section in _iter_groups(conn, layout, filters, max_groups):
+    groups = _iter_groups(conn, layout, filters, max_groups)
+    if topics is not None:
+        groups = grouped_by_topic(groups, topics)
+    for _, section in groups:
         out.write(section)
         shown += 1
     if not shown:

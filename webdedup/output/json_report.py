@@ -7,7 +7,8 @@ The report is one JSON object::
      "near_duplicate_pairs": [...],
      "near_duplicate_groups": [...],
      "exact_duplicate_groups": [...],
-     "url_duplicate_groups": [...]}
+     "url_duplicate_groups": [...],
+     "topic_clusters": [...]}          # with --topics K only (and each document's "cluster")
 
 The three group lists partition the duplicate groups by their kind, and ``meta.counts``
 counts them, in the one vocabulary of :mod:`webdedup.store.counts`.
@@ -34,12 +35,16 @@ from datetime import datetime, timezone
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..store.pages import as_text
 from ..version import __version__
 from .files import open_output
 from .source import ExportFilters, Source, counts, last_run, open_source
+from .topics import topic_clusters
+
+if TYPE_CHECKING:
+    from ..algorithms.topics import Topics
 
 #: The fields of one entry of ``documents``, in order.
 DOCUMENT_FIELDS = (
@@ -87,14 +92,20 @@ def _rows(cur: sqlite3.Cursor) -> Iterator[dict[str, Any]]:
 
 
 def iter_documents(
-    conn: sqlite3.Connection, layout: Source, filters: ExportFilters
+    conn: sqlite3.Connection,
+    layout: Source,
+    filters: ExportFilters,
+    topics: Topics | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """One dict a kept page, in id order (``is_canonical`` as a boolean)."""
+    """One dict a kept page, in id order (``is_canonical`` as a boolean; with ``topics``, its
+    ``cluster``: its canonical's)."""
     query = layout.sql("documents", text="NULL")  # the report carries no text
     for row in _rows(conn.execute(query, filters.params())):
         row.pop("text", None)
         if row["is_canonical"] is not None:
             row["is_canonical"] = bool(row["is_canonical"])
+        if topics is not None:
+            (row["cluster"],) = topics.cluster_of([row["canonical_id"]])
         yield row
 
 
@@ -192,20 +203,31 @@ def build_meta(conn: sqlite3.Connection, layout: Source, filters: ExportFilters)
 
 
 def write_report_to(
-    conn: sqlite3.Connection, layout: Source, out: TextIO, filters: ExportFilters
+    conn: sqlite3.Connection,
+    layout: Source,
+    out: TextIO,
+    filters: ExportFilters,
+    *,
+    topics: Topics | None = None,
 ) -> dict[str, int]:
-    """Stream the whole report to the open text file ``out``; returns the item counts."""
+    """Stream the whole report to the open text file ``out``; returns the item counts.
+
+    With ``topics`` (:func:`~webdedup.output.topics.compute_topics`), also ``topic_clusters``
+    and each document's ``cluster``.
+    """
     written: dict[str, int] = {}
     out.write("{\n")
     out.write('"meta": ' + json.dumps(build_meta(conn, layout, filters), ensure_ascii=False))
     out.write(",\n")
-    sections = (
-        ("documents", iter_documents),
+    sections: list[tuple[str, Any]] = [
+        ("documents", lambda c, lay, f: iter_documents(c, lay, f, topics)),
         ("near_duplicate_pairs", iter_near_pairs),
         ("near_duplicate_groups", iter_near_groups),
         ("exact_duplicate_groups", iter_exact_groups),
         ("url_duplicate_groups", iter_url_groups),
-    )
+    ]
+    if topics is not None:
+        sections.append(("topic_clusters", lambda c, lay, f: topic_clusters(c, lay, topics)))
     for i, (key, make) in enumerate(sections):
         items = make(conn, layout, filters)
         written[key] = _write_list(out, key, items, last=i == len(sections) - 1)

@@ -152,7 +152,7 @@ def run(ctx: RunContext) -> PrepareResult:
     """
     conn, config, spec = ctx.conn, ctx.config, ctx.spec
     run_script(conn, "run_tables")
-    job = PrepareJob(config, spec if spec.method != "levenshtein" else None)
+    job = PrepareJob(config, spec if spec.method not in ("levenshtein", "vectors") else None)
     insert = "INSERT INTO temp.run_prepared VALUES (" + ", ".join("?" * len(Prepared._fields)) + ")"
     select = ctx.layout.select_pages()
     total = ctx.total_pages

@@ -53,6 +53,7 @@ from . import (
     phase2_elect_urls,
     phase3_elect_exact,
     phase4_near,
+    phase4_vectors,
     phase5_write_back,
 )
 from .context import NearResult, PhaseHook, RunContext
@@ -247,7 +248,7 @@ def _run_phases(
             with ctx.phase("elect_exact"):
                 ctx.record("elect_exact", phase3_elect_exact.run(ctx))
             with ctx.phase("near"):
-                near = phase4_near.run(ctx)
+                near = (phase4_vectors if config.method == "vectors" else phase4_near).run(ctx)
             ctx.record("near", near)
             if not near.pull:
                 break
