@@ -231,6 +231,13 @@ def cli() -> None:
     help="Recompute everything instead of only the pages changed since the last run.",
 )
 @click.option("--workers", type=int, default=None, help="Processes to use [default: all cores].")
+@click.option(
+    "--assignments",
+    default=None,
+    metavar="DIR",
+    help="Write the results of 'webdedup daft' (its --out directory, or a glob of its Parquet "
+    "files) instead of computing them; the next run is incremental from there.",
+)
 @quiet_option()
 @json_option("Print the run's result as JSON.")
 def db_command(
@@ -242,6 +249,7 @@ def db_command(
     full: bool,
     quiet: bool,
     as_json: bool,
+    assignments: str | None,
     **options: Any,
 ) -> None:
     """Group the duplicate pages of the crawl database PATH and annotate its pages table.
@@ -263,9 +271,22 @@ def db_command(
     with errors_to_exit_codes():
         config = build_config(config_file, table, columns, **options)
         say = None if quiet or as_json else (lambda line: click.echo(line, err=True))
-        result = Deduplicator(config=config, progress=not quiet).run_on_db(
-            path, prune=prune, full=full, on_message=say
-        )
+        if assignments is not None:
+            from .distributed.assignments import Assignments
+            from .pipeline.run import run_on_db
+
+            result = run_on_db(
+                path,
+                config,
+                prune=prune,
+                progress=not quiet,
+                on_message=say,
+                loaded=Assignments.open(assignments),
+            )
+        else:
+            result = Deduplicator(config=config, progress=not quiet).run_on_db(
+                path, prune=prune, full=full, on_message=say
+            )
     if as_json:
         click.echo(json.dumps(asdict(result), indent=2))
     elif not quiet:
@@ -393,6 +414,22 @@ def ingest_command(
     default=None,
     help="Write the self-contained HTML review page here.",
 )
+@click.option(
+    "--parquet",
+    "parquet_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write the pages (id, url, content, html, datetime, crawled, category) as Parquet "
+    "files into this new directory, for 'webdedup daft' (works before any db run).",
+)
+@table_option
+@click.option(
+    "--column",
+    "columns",
+    multiple=True,
+    metavar="NAME=COLUMN",
+    help="With --parquet: the table's name for an input column, as for 'webdedup db'.",
+)
 @click.option("--with-text", is_flag=True, help="Add the page text as a last CSV column.")
 @click.option(
     "--min-group-size",
@@ -424,6 +461,9 @@ def export_command(
     json_path: str | None,
     csv_path: str | None,
     html_path: str | None,
+    parquet_dir: str | None,
+    table: str | None,
+    columns: tuple[str, ...],
     with_text: bool,
     min_group_size: int | None,
     kinds: tuple[str, ...],
@@ -447,8 +487,28 @@ def export_command(
     """
     from .output import ExportFilters, export
 
+    if parquet_dir is not None:
+        from .distributed.parquet import export_parquet
+
+        with errors_to_exit_codes():
+            mapping = _parse_columns(columns)
+            if table is not None:
+                mapping["table"] = table
+            done = export_parquet(
+                path,
+                parquet_dir,
+                Columns.from_mapping(mapping) if mapping else None,
+                busy_timeout=busy_timeout,
+            )
+        if not quiet:
+            for line in done.lines():
+                click.echo(line, err=True)
+        if not (json_path or csv_path or html_path):
+            return
     if not (json_path or csv_path or html_path):
-        raise click.UsageError("nothing to export: give at least one of --json, --csv, --html")
+        raise click.UsageError(
+            "nothing to export: give at least one of --json, --csv, --html, --parquet"
+        )
     if json_path == "-" and csv_path == "-":
         raise click.UsageError("only one of --json and --csv can go to stdout ('-')")
     stdout = sys.stdout
@@ -498,6 +558,74 @@ def explain_command(
         click.echo(json.dumps(explanation, indent=2, ensure_ascii=False))
     else:
         click.echo(format_explanation(explanation))
+
+
+@cli.command("daft")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="New directory for the result (Parquet; 'webdedup db --assignments' reads it).",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    metavar="ADDRESS",
+    help="Run on a Ray cluster: auto (the one this machine belongs to), HOST:PORT or "
+    "ray://HOST:PORT [default: Daft's native runner on this machine].",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A TOML file with webdedup's options (the same file as for 'webdedup db').",
+)
+@click.option(
+    "--column",
+    "columns",
+    multiple=True,
+    metavar="NAME=COLUMN",
+    help="The Parquet's name for an input column, e.g. content=body (as for 'webdedup db'; "
+    "the page id column is 'id'). Repeatable.",
+)
+@click.option("--threshold", type=float, default=None, help="As for 'webdedup db'.")
+@click.option("--min-words", type=int, default=None, help="As for 'webdedup db'.")
+@quiet_option("Print nothing on success.")
+@json_option("Print the run's result as JSON.")
+def daft_command(
+    inputs: tuple[str, ...],
+    out: str,
+    ray_address: str | None,
+    config_file: str | None,
+    columns: tuple[str, ...],
+    quiet: bool,
+    as_json: bool,
+    **options: Any,
+) -> None:
+    """Deduplicate Parquet pages on Daft (this machine, or a Ray cluster) into OUT.
+
+    INPUTS are Parquet files or globs (local, or s3://... with Daft's credentials from the
+    environment) with an integer 'id' column, a URL column and a text (or HTML) column.
+    The phases and rules are 'webdedup db''s, with the same result; only method minhash.
+
+    \b
+    Example:
+        webdedup export crawl.sqlite --parquet pages/
+        webdedup daft 'pages/*.parquet' --out assignments/
+        webdedup db crawl.sqlite --assignments assignments/
+    """
+    from .distributed.daft_pipeline import run_daft
+
+    with errors_to_exit_codes():
+        config = build_config(config_file, None, columns, **options)
+        say = None if quiet or as_json else (lambda line: click.echo(line, err=True))
+        result = run_daft(list(inputs), out, config, ray_address=ray_address, on_message=say)
+    if as_json:
+        click.echo(json.dumps(asdict(result), indent=2))
+    elif not quiet:
+        click.echo(result.summary())
 
 
 @cli.command("stats")
