@@ -58,6 +58,8 @@ MANIFEST_VERSION = 1
 #: Pages and candidate pairs handed to one UDF call.
 PREPARE_BATCH = 256
 VERIFY_BATCH = 1_000
+#: Pages a shuffle partition is sized for.
+PAGES_PER_PARTITION = 20_000
 
 _FILE = "_webdedup_file"
 
@@ -100,6 +102,8 @@ def use_runner(ray_address: str | None) -> str:
     from daft import runners
 
     want = "native" if ray_address is None else "ray"
+    if ray_address is not None:
+        _check_ray_address(ray_address)
     current = runners._get_runner()
     if current is not None:
         have = getattr(current, "name", want)
@@ -112,7 +116,6 @@ def use_runner(ray_address: str | None) -> str:
     if ray_address is None:
         runners.set_runner_native()
         return want
-    _check_ray_address(ray_address)
     try:
         runners.set_runner_ray(address=None if ray_address == "local" else ray_address)
     except Exception as exc:  # Ray raises ConnectionError, RuntimeError... with its own text
@@ -423,6 +426,7 @@ def run_daft(
     columns), ``edges/``, ``verified/`` (Parquet) and a manifest. It appears only when the
     run succeeded.
     """
+    import daft
     from daft import col
     from daft.functions import to_struct
 
@@ -452,6 +456,11 @@ def run_daft(
     pages, _names = read_pages(inputs, config, io_config)
     total = check_ids(pages)
     say(f"Daft ({runner} runner): {total:,} pages")
+    # Daft's default of 200 partitions a shuffle costs more than it saves below millions of
+    # pages (each partition is a task on Ray)
+    daft.set_execution_config(
+        shuffle_aggregation_default_partitions=max(1, min(200, total // PAGES_PER_PARTITION))
+    )
     step = mark("read", step)
 
     # phase 1
