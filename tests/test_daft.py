@@ -41,7 +41,8 @@ RAY_ENV = {"RAY_AUTH_MODE": "disabled", "DAFT_PROGRESS_BAR": "0", "RAY_USAGE_STA
 
 
 def _load_make_corpus() -> Any:
-    spec = importlib.util.spec_from_file_location("_scripts_make_corpus", SCRIPTS / "make_corpus.py")
+    path = SCRIPTS / "make_corpus.py"
+    spec = importlib.util.spec_from_file_location("_scripts_make_corpus", path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod  # the cached pool's pickle needs the module importable
@@ -71,7 +72,8 @@ def state(path: Path) -> dict[str, list[tuple[Any, ...]]]:
 def last_run_mode(path: Path) -> str:
     conn = sqlite3.connect(path)
     try:
-        return conn.execute("SELECT mode FROM _webdedup_runs ORDER BY id DESC LIMIT 1").fetchone()[0]
+        query = "SELECT mode FROM _webdedup_runs ORDER BY id DESC LIMIT 1"
+        return str(conn.execute(query).fetchone()[0])
     finally:
         conn.close()
 
@@ -308,3 +310,25 @@ def test_daft_native_equals_db_on_20000_pages(tmp_path: Path) -> None:
     out = tmp_path / "assignments"
     run("daft", f"{paths['parquet']}/*.parquet", "--out", out, "-q")
     assert daft_annotations(out) == annotations(paths["sqlite"])
+
+
+def test_connected_components_label_each_node_with_its_smallest_member() -> None:
+    import random
+
+    import daft
+
+    from webdedup.algorithms.cluster import UnionFind
+    from webdedup.distributed.components import connected_components
+
+    rng = random.Random(5)
+    edges = [(rng.randrange(300), rng.randrange(300)) for _ in range(220)]
+    edges += [(1000 + i, 1001 + i) for i in range(40)]  # a long chain: many rounds
+    found = connected_components(
+        daft.from_pydict({"u": [a for a, _ in edges], "v": [b for _, b in edges]})
+    ).to_pydict()
+    uf = UnionFind()
+    for a, b in edges:
+        if a != b:
+            uf.union(a, b)
+    want = {node: min(group) for group in uf.groups() for node in group}
+    assert dict(zip(found["node"], found["component"], strict=True)) == want

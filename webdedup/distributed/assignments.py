@@ -94,7 +94,9 @@ class Assignments:
             changed = sorted(
                 k for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k)
             )
-            detail = ", ".join(f"{k}: {theirs.get(k)!r} there, {ours.get(k)!r} here" for k in changed)
+            detail = ", ".join(
+                f"{k}: {theirs.get(k)!r} there, {ours.get(k)!r} here" for k in changed
+            )
             raise ConfigError(
                 f"the assignments in {self.directory} were made with other parameters ({detail});"
                 " run 'webdedup db --assignments' with the same --config as 'webdedup daft'"

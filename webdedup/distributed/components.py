@@ -90,7 +90,12 @@ def _least(a: Any, b: Any) -> Any:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """True when two normalized edge sets are equal."""
-    if a.count_rows() != b.count_rows():
-        return False
-    return int(a.join(b, on=["u", "v"], how="anti").count_rows()) == 0
+    """True when two normalized edge sets are equal (one job: rows on one side only)."""
+    from daft import col, lit
+
+    left = a.select("u", "v", lit(True).alias("_a"))
+    right = b.select("u", "v", lit(True).alias("_b"))
+    only = left.join(right, on=["u", "v"], how="outer").where(
+        col("_a").is_null() | col("_b").is_null()
+    )
+    return int(only.count_rows()) == 0

@@ -27,7 +27,8 @@ import shutil
 import socket
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -39,7 +40,7 @@ from ..algorithms.sketch import NearSpec, text_similarity
 from ..algorithms.text import digest_text
 from ..config import Config
 from ..errors import ClusterUnreachable, ConfigError, InputError, MissingColumn
-from ..pipeline.phase1_prepare import Prepared, PrepareJob, prepare_batch
+from ..pipeline.phase1_prepare import PrepareJob, prepare_batch
 from ..pipeline.phase4_near import verify_chunk
 from ..store.pages import PageInput, as_text, page_text
 from ..version import __version__
@@ -104,7 +105,7 @@ def use_runner(ray_address: str | None) -> str:
     want = "native" if ray_address is None else "ray"
     if ray_address is not None:
         _check_ray_address(ray_address)
-    current = runners._get_runner()
+    current: Any = runners._get_runner()
     if current is not None:
         have = getattr(current, "name", want)
         if have != want:
@@ -212,7 +213,7 @@ def read_pages(
 
 def check_ids(pages: Any) -> int:
     """The number of pages; raise when there are none or an id repeats (naming its files)."""
-    from daft import col
+    from daft import col, lit
 
     total = int(pages.count_rows())
     if total == 0:
@@ -220,7 +221,7 @@ def check_ids(pages: Any) -> int:
     repeats = (
         pages.groupby("id")
         .agg(col("id").count().alias("n"), col(_FILE).list_agg_distinct().alias("files"))
-        .where(col("n") > 1)
+        .where(col("n") > lit(1))
         .limit(5)
         .to_pylist()
     )
@@ -271,11 +272,8 @@ def _prepare_udf(config: Config, spec: NearSpec) -> Any:
     dtype = DT.from_arrow_type(arrow_type)
 
     @daft.func.batch(return_dtype=dtype, unnest=True)
-    def prepare(ids, urls, contents, htmls, dts, crawleds, categories):  # type: ignore[no-untyped-def]
-        rows = zip(
-            *(s.to_pylist() for s in (ids, urls, contents, htmls, dts, crawleds, categories)),
-            strict=True,
-        )
+    def prepare(*series: Any) -> Any:
+        rows = zip(*(s.to_pylist() for s in series), strict=True)
         out = []
         for row, sketch in prepare_batch(job, [_page(r) for r in rows]):
             record = row._asdict()
@@ -347,7 +345,7 @@ def _verify_udf(spec: NearSpec) -> Any:
     from daft import DataType as DT
 
     @daft.func.batch(return_dtype=DT.float64())
-    def verify(a, b, ca, ha, cb, hb):  # type: ignore[no-untyped-def]
+    def verify(a: Any, b: Any, ca: Any, ha: Any, cb: Any, hb: Any) -> list[float]:
         pairs = list(zip(a.to_pylist(), b.to_pylist(), strict=True))
         pages: dict[int, PageInput] = {}
         for ids, contents, htmls in ((a, ca, ha), (b, cb, hb)):
@@ -401,6 +399,15 @@ def _cluster_udf(spec: NearSpec, config: Config) -> Any:
 class _Row:
     """A member of a component with the attributes the election keys read."""
 
+    id: int
+    is_external: int
+    dt: float | None
+    crawled_ts: float | None
+    text_len: int
+    is_https: int
+    url_len: int
+    raw: dict[str, Any]
+
     __slots__ = ("id", "is_external", "dt", "crawled_ts", "text_len", "is_https", "url_len",
                  "raw")
 
@@ -427,8 +434,6 @@ def run_daft(
     run succeeded.
     """
     import daft
-    from daft import col
-    from daft.functions import to_struct
 
     if config.method not in SUPPORTED_METHODS:
         raise ConfigError(
@@ -442,294 +447,353 @@ def run_daft(
             "(or remove the old one)"
         )
     t0 = time.perf_counter()
-    timings: dict[str, float] = {}
     runner = use_runner(ray_address)
-    spec = NearSpec.from_config(config)
-    say = on_message or (lambda _line: None)
-
-    def mark(name: str, since: float) -> float:
-        now = time.perf_counter()
-        timings[name] = round(now - since, 4)
-        return now
-
-    step = time.perf_counter()
-    pages, _names = read_pages(inputs, config, io_config)
-    total = check_ids(pages)
-    say(f"Daft ({runner} runner): {total:,} pages")
+    run = _Run(config, NearSpec.from_config(config))
+    with run.phase("read"):
+        pages, _names = read_pages(inputs, config, io_config)
+        total = check_ids(pages)
+    if on_message is not None:
+        on_message(f"Daft ({runner} runner): {total:,} pages")
     # Daft's default of 200 partitions a shuffle costs more than it saves below millions of
     # pages (each partition is a task on Ray)
     daft.set_execution_config(
         shuffle_aggregation_default_partitions=max(1, min(200, total // PAGES_PER_PARTITION))
     )
-    step = mark("read", step)
-
-    # phase 1
-    prep = _prepare_udf(config, spec)
-    prepared = pages.select(
-        col("id").alias("_id"),
-        prep(col("id"), col("url"), col("content"), col("html"), col("datetime"),
-             col("crawled"), col("category")),
-    ).exclude("_id")
-    if config.n_min > 0:
-        small = (
-            prepared.where(col("host").not_null())
-            .groupby("host")
-            .agg(col("id").count().alias("_n"))
-            .where(col("_n") < config.n_min)
-            .select(col("host").alias("_small"))
-        )
-        from daft.functions import when
-
-        prepared = prepared.join(small, left_on="host", right_on="_small", how="left")
-        prepared = prepared.with_column(
-            "ignored",
-            when(col("ignored").is_null() & col("_small").not_null(), "small_host").otherwise(
-                col("ignored")
-            ),
-        ).exclude("_small")
-    prepared = prepared.collect()
-    step = mark("prepare", step)
-    texts = pages.select("id", "content", "html")
-
-    # phase 2
-    attrs = ["id", "url_key", "content_hash", "word_count", "is_external", "dt", "crawled_ts",
-             "text_len", "is_https", "url_len"]
-    active = prepared.where(col("ignored").is_null()).select(*attrs)
-    url_el = _elect(active, "url_key", config.election, "url_rank", "url_winner").collect()
-    step = mark("elect_url", step)
-
-    # phase 3: URL groups linked by shared texts (sql/exact_links.sql), then their components
-    links = (
-        active.join(url_el.select("id", "url_winner"), on="id")
-        .where((col("url_winner") == col("id")) | (col("word_count") >= config.min_words))
-        .select("content_hash", col("url_winner").alias("w"))
-        .distinct()
-    )
-    roots = links.groupby("content_hash").agg(col("w").min().alias("root"))
-    link_edges = links.join(roots, on="content_hash").where(col("w") != col("root")).select(
-        col("root").alias("u"), col("w").alias("v")
-    )
-    components = connected_components(link_edges)
-    winners = active.join(url_el.where(col("url_winner") == col("id")).select("id"), on="id")
-    winners = winners.join(
-        components.select(col("node").alias("id"), col("component")), on="id", how="left"
-    ).with_column("component", col("component").fill_null(col("id")))
-    exact_el = _elect(winners, "component", config.election, "exact_rank", "exact_winner")
-    exact_el = exact_el.collect()
-    step = mark("elect_exact", step)
-
-    # phase 4: nodes, candidates, verification, clustering
-    page_group = url_el.select("id", "url_winner").join(
-        exact_el.select(col("id").alias("url_winner"), "exact_winner"), on="url_winner"
-    )
-    nodes = (
-        active.where(col("word_count") >= spec.min_words)
-        .join(page_group, on="id")
-        .groupby("exact_winner", "content_hash")
-        .agg(col("id").min().alias("id"))
-        .select("id", col("exact_winner").alias("component"))
-        .collect()
-    )
-    bands = (
-        prepared.select("id", "band_keys")
-        .join(nodes, on="id")
-        .explode("band_keys")
-        .select(col("band_keys").alias("band_key"), "id", "component")
-    )
-    shared = bands.groupby("band_key").agg(col("id").count().alias("_n")).where(col("_n") > 1)
-    nb = bands.join(shared.select("band_key"), on="band_key")
-    x = nb.select("band_key", col("id").alias("a"), col("component").alias("ca"))
-    y = nb.select(col("band_key").alias("_k"), col("id").alias("b"), col("component").alias("cb"))
-    pairs = (
-        x.join(y, left_on="band_key", right_on="_k")
-        .where((col("b") > col("a")) & (col("cb") != col("ca")))
-        .select("a", "b", "ca", "cb")
-        .distinct()
-        .collect()
-    )
-    candidates = int(pairs.count_rows())
-    step = mark("candidates", step)
-    ta = texts.select(col("id").alias("a"), col("content").alias("_ca"), col("html").alias("_ha"))
-    tb = texts.select(col("id").alias("b"), col("content").alias("_cb"), col("html").alias("_hb"))
-    hashes = prepared.select("id", "content_hash")
-    verify = _verify_udf(spec)
-    scored = (
-        pairs.join(ta, on="a")
-        .join(tb, on="b")
-        .into_batches(VERIFY_BATCH)
-        .with_column(
-            "score",
-            verify(col("a"), col("b"), col("_ca"), col("_ha"), col("_cb"), col("_hb")),
-        )
-        .select("a", "b", "ca", "cb", "score")
-        .join(hashes.select(col("id").alias("a"), col("content_hash").alias("_xa")), on="a")
-        .join(hashes.select(col("id").alias("b"), col("content_hash").alias("_xb")), on="b")
-        .collect()
-    )
-    edges = scored.where(col("score") >= spec.threshold).collect()
-    n_edges = int(edges.count_rows())
-    step = mark("verify", step)
-
-    from daft.functions import when
-
-    lo = when(col("ca") < col("cb"), col("ca")).otherwise(col("cb"))
-    hi = when(col("ca") < col("cb"), col("cb")).otherwise(col("ca"))
-    group_edges = (
-        edges.select(lo.alias("a"), hi.alias("b"), "score")
-        .groupby("a", "b")
-        .agg(col("score").max().alias("score"))
-        .collect()
-    )
-    near_components = connected_components(
-        group_edges.select(col("a").alias("u"), col("b").alias("v"))
-    ).collect()
-    member_cols = ["id", "is_external", "dt", "crawled_ts", "text_len", "is_https", "url_len"]
-    members = (
-        near_components.select(col("node").alias("id"), "component")
-        .join(prepared.select(*member_cols), on="id")
-        .join(texts, on="id")
-        .select("component", to_struct(*(col(c) for c in (*member_cols, "content", "html"))).alias("m"))
-        .groupby("component")
-        .agg(col("m").list_agg().alias("members"))
-    )
-    comp_edges = (
-        group_edges.join(
-            near_components.select(col("node").alias("a"), "component"), on="a"
-        )
-        .select("component", to_struct(col("a"), col("b"), col("score")).alias("e"))
-        .groupby("component")
-        .agg(col("e").list_agg().alias("edges"))
-    )
-    cluster = _cluster_udf(spec, config)
-    near = (
-        members.join(comp_edges, on="component")
-        .select(cluster(col("members"), col("edges")).alias("r"))
-        .explode("r")
-        .where(col("r").not_null())
-        .select(
-            col("r")["id"].alias("id"),
-            col("r")["center"].alias("near_center"),
-            col("r")["score"].alias("near_score"),
-        )
-        .collect()
-    )
-    step = mark("cluster", step)
-
-    # the assignment (sql/assign.sql) and exact_group_size (sql/write_prepare.sql)
-    base = (
-        page_group.join(
-            near.select(col("id").alias("exact_winner"), "near_center", "near_score"),
-            on="exact_winner",
-            how="left",
-        )
-        .with_column("canonical_id", col("near_center").fill_null(col("exact_winner")))
-    )
-    per_group = base.groupby("canonical_id").agg(
-        col("id").min().alias("dup_group"), col("id").count().alias("dup_group_size")
-    )
-    per_text = (
-        prepared.where(col("ignored").is_null())
-        .groupby("content_hash")
-        .agg(col("id").count().alias("exact_group_size"))
-    )
-    url_ranks = url_el.select("id", "url_rank")
-    exact_ranks = exact_el.select("id", "exact_rank")
-    assigned = base.join(per_group, on="canonical_id").with_columns(
-        {
-            "is_canonical": (col("id") == col("canonical_id")).cast("int64"),
-            "dup_kind": when(col("id") == col("canonical_id"), None)
-            .when(col("id") != col("url_winner"), "url")
-            .when(col("id") != col("exact_winner"), "exact")
-            .otherwise("near"),
-            "dup_score": when(col("exact_winner") == col("canonical_id"), 1.0).otherwise(
-                col("near_score").fill_null(1.0)
-            ),
-        }
-    )
-    result = (
-        prepared.join(assigned, on="id", how="left")
-        .join(url_ranks, on="id", how="left")
-        .join(exact_ranks, on="id", how="left")
-        .join(per_text, on="content_hash", how="left")
-        .with_columns(
-            {
-                "dup_kind": when(col("ignored").not_null(), "ignored").otherwise(col("dup_kind")),
-                "exact_group_size": when(col("ignored").is_null(), col("exact_group_size")),
-            }
-        )
-        .select(
-            *_PREPARED_TYPES, "sketch", "band_keys", "url_rank", "url_winner", "exact_rank",
-            "exact_winner", "near_center", "near_score", "exact_group_size", "dup_group",
-            "dup_group_size", "canonical_id", "is_canonical", "dup_kind", "dup_score",
-        )
-        .sort("id")
-        .collect()
-    )
-    step = mark("assign", step)
-
-    # write: into a fresh directory beside the target, renamed when complete
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        result.write_parquet(str(work / "pages"))
-        edges.select("a", "b", "score").sort(["a", "b"]).write_parquet(str(work / "edges"))
-        lo_h = when(col("_xa") < col("_xb"), col("_xa")).otherwise(col("_xb"))
-        hi_h = when(col("_xa") < col("_xb"), col("_xb")).otherwise(col("_xa"))
-        scored.select(lo_h.alias("hash_a"), hi_h.alias("hash_b"), "score").distinct().sort(
-            ["hash_a", "hash_b"]
-        ).write_parquet(str(work / "verified"))
-        counts = _counts(result)
+    run.texts = pages.select("id", "content", "html")
+    with run.phase("prepare"):
+        run.prepare(pages)
+    with run.phase("elect_url"):
+        run.elect_urls()
+    with run.phase("elect_exact"):
+        run.elect_exact()
+    with run.phase("candidates"):
+        candidates = run.candidates()
+    with run.phase("verify"):
+        edges = run.verify()
+    with run.phase("cluster"):
+        run.cluster()
+    with run.phase("assign"):
+        result = run.assign()
+    with run.phase("write"):
         res = DaftResult(
             out=str(target),
             runner=runner,
             pages=total,
             candidates=candidates,
-            edges=n_edges,
+            edges=edges,
             wall_seconds=0.0,
-            timings=timings,
-            **counts,
+            timings=run.timings,
+            **_counts(result),
         )
-        mark("write", step)
+        _write(run, result, target, list(inputs), res, t0)
+    res.wall_seconds = round(time.perf_counter() - t0, 4)
+    return res
+
+
+class _Run:
+    """The dataframes of one run, phase by phase (each method is one phase of ``db``)."""
+
+    def __init__(self, config: Config, spec: NearSpec) -> None:
+        self.config, self.spec = config, spec
+        self.timings: dict[str, float] = {}
+        self.texts: Any = None  # id, content, html: read again where verification needs them
+        self.prepared: Any = None
+        self.active: Any = None
+        self.url_el: Any = None
+        self.exact_el: Any = None
+        self.page_group: Any = None
+        self.nodes: Any = None
+        self.scored: Any = None
+        self.edges: Any = None
+        self.near: Any = None
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = round(time.perf_counter() - start, 4)
+
+    def prepare(self, pages: Any) -> None:
+        """Phase 1, and the ``n_min`` filter (``sql/small_hosts.sql``)."""
+        from daft import col, lit
+        from daft.functions import when
+
+        prep = _prepare_udf(self.config, self.spec)
+        inputs = ("id", "url", "content", "html", "datetime", "crawled", "category")
+        prepared = pages.select(col("id").alias("_id"), prep(*map(col, inputs))).exclude("_id")
+        if self.config.n_min > 0:
+            small = (
+                prepared.where(col("host").not_null())
+                .groupby("host")
+                .agg(col("id").count().alias("_n"))
+                .where(col("_n") < lit(self.config.n_min))
+                .select(col("host").alias("_small"))
+            )
+            prepared = prepared.join(small, left_on="host", right_on="_small", how="left")
+            small_host = col("ignored").is_null() & col("_small").not_null()
+            prepared = prepared.with_column(
+                "ignored", when(small_host, "small_host").otherwise(col("ignored"))
+            ).exclude("_small")
+        self.prepared = prepared.collect()
+        self.active = self.prepared.where(col("ignored").is_null()).select(
+            "id", "url_key", "content_hash", "word_count", *_MEMBER[1:]
+        )
+
+    def elect_urls(self) -> None:
+        """Phase 2 (``sql/elect_url.sql``)."""
+        election = self.config.election
+        self.url_el = _elect(self.active, "url_key", election, "url_rank", "url_winner").collect()
+
+    def elect_exact(self) -> None:
+        """Phase 3: URL groups linked by shared texts (``sql/exact_links.sql``), their
+        connected components, the election in each (``sql/elect_exact.sql``)."""
+        from daft import col, lit
+
+        links = (
+            self.active.join(self.url_el.select("id", "url_winner"), on="id")
+            .where(
+                (col("url_winner") == col("id")) | (col("word_count") >= lit(self.config.min_words))
+            )
+            .select("content_hash", col("url_winner").alias("w"))
+            .distinct()
+        )
+        roots = links.groupby("content_hash").agg(col("w").min().alias("root"))
+        link_edges = (
+            links.join(roots, on="content_hash")
+            .where(col("w") != col("root"))
+            .select(col("root").alias("u"), col("w").alias("v"))
+        )
+        components = connected_components(link_edges).select(
+            col("node").alias("id"), "component"
+        )
+        url_winners = self.url_el.where(col("url_winner") == col("id")).select("id")
+        winners = (
+            self.active.join(url_winners, on="id")
+            .join(components, on="id", how="left")
+            .with_column("component", col("component").fill_null(col("id")))
+        )
+        self.exact_el = _elect(
+            winners, "component", self.config.election, "exact_rank", "exact_winner"
+        ).collect()
+        self.page_group = self.url_el.select("id", "url_winner").join(
+            self.exact_el.select(col("id").alias("url_winner"), "exact_winner"), on="url_winner"
+        )
+
+    def candidates(self) -> int:
+        """Phase 4's nodes (``sql/near_nodes.sql``) and their candidate pairs: band keys
+        exploded and self-joined (``sql/near_candidates.sql``)."""
+        from daft import col, lit
+
+        self.nodes = (
+            self.active.where(col("word_count") >= lit(self.spec.min_words))
+            .join(self.page_group, on="id")
+            .groupby("exact_winner", "content_hash")
+            .agg(col("id").min().alias("id"))
+            .select("id", col("exact_winner").alias("component"))
+            .collect()
+        )
+        bands = (
+            self.prepared.select("id", "band_keys")
+            .join(self.nodes, on="id")
+            .explode("band_keys")
+            .select(col("band_keys").alias("band_key"), "id", "component")
+        )
+        counted = bands.groupby("band_key").agg(col("id").count().alias("_n"))
+        shared = counted.where(col("_n") > lit(1))
+        nb = bands.join(shared.select("band_key"), on="band_key")
+        x = nb.select("band_key", col("id").alias("a"), col("component").alias("ca"))
+        y = nb.select(
+            col("band_key").alias("_k"), col("id").alias("b"), col("component").alias("cb")
+        )
+        self.pairs = (
+            x.join(y, left_on="band_key", right_on="_k")
+            .where((col("b") > col("a")) & (col("cb") != col("ca")))
+            .select("a", "b", "ca", "cb")
+            .distinct()
+            .collect()
+        )
+        return int(self.pairs.count_rows())
+
+    def verify(self) -> int:
+        """Each candidate verified on its texts (``phase4_near.verify_chunk``); the edges."""
+        from daft import col, lit
+
+        t = self.texts
+        ta = t.select(col("id").alias("a"), col("content").alias("_ca"), col("html").alias("_ha"))
+        tb = t.select(col("id").alias("b"), col("content").alias("_cb"), col("html").alias("_hb"))
+        hashes = self.prepared.select("id", "content_hash")
+        verify = _verify_udf(self.spec)
+        self.scored = (
+            self.pairs.join(ta, on="a")
+            .join(tb, on="b")
+            .into_batches(VERIFY_BATCH)
+            .with_column(
+                "score",
+                verify(col("a"), col("b"), col("_ca"), col("_ha"), col("_cb"), col("_hb")),
+            )
+            .select("a", "b", "ca", "cb", "score")
+            .join(hashes.select(col("id").alias("a"), col("content_hash").alias("_xa")), on="a")
+            .join(hashes.select(col("id").alias("b"), col("content_hash").alias("_xb")), on="b")
+            .collect()
+        )
+        self.edges = self.scored.where(col("score") >= lit(self.spec.threshold)).collect()
+        return int(self.edges.count_rows())
+
+    def cluster(self) -> None:
+        """Edges lifted to exact groups (``cluster.component_edges``), their connected
+        components, and ``group_near`` in each."""
+        from daft import col
+        from daft.functions import to_struct, when
+
+        lo = when(col("ca") < col("cb"), col("ca")).otherwise(col("cb"))
+        hi = when(col("ca") < col("cb"), col("cb")).otherwise(col("ca"))
+        group_edges = (
+            self.edges.select(lo.alias("a"), hi.alias("b"), "score")
+            .groupby("a", "b")
+            .agg(col("score").max().alias("score"))
+            .collect()
+        )
+        components = connected_components(
+            group_edges.select(col("a").alias("u"), col("b").alias("v"))
+        ).collect()
+        member = to_struct(*(col(c) for c in (*_MEMBER, "content", "html")))
+        members = (
+            components.select(col("node").alias("id"), "component")
+            .join(self.prepared.select(*_MEMBER), on="id")
+            .join(self.texts, on="id")
+            .select("component", member.alias("m"))
+            .groupby("component")
+            .agg(col("m").list_agg().alias("members"))
+        )
+        comp_edges = (
+            group_edges.join(components.select(col("node").alias("a"), "component"), on="a")
+            .select("component", to_struct(col("a"), col("b"), col("score")).alias("e"))
+            .groupby("component")
+            .agg(col("e").list_agg().alias("edges"))
+        )
+        cluster = _cluster_udf(self.spec, self.config)
+        self.near = (
+            members.join(comp_edges, on="component")
+            .select(cluster(col("members"), col("edges")).alias("r"))
+            .explode("r")
+            .where(col("r").not_null())
+            .select(
+                col("r")["id"].alias("id"),
+                col("r")["center"].alias("near_center"),
+                col("r")["score"].alias("near_score"),
+            )
+            .collect()
+        )
+
+    def assign(self) -> Any:
+        """Every page's group, canonical and kind (``sql/assign.sql``), and
+        ``exact_group_size`` (``sql/write_prepare.sql``)."""
+        from daft import col
+        from daft.functions import when
+
+        near = self.near.select(col("id").alias("exact_winner"), "near_center", "near_score")
+        base = self.page_group.join(near, on="exact_winner", how="left").with_column(
+            "canonical_id", col("near_center").fill_null(col("exact_winner"))
+        )
+        per_group = base.groupby("canonical_id").agg(
+            col("id").min().alias("dup_group"), col("id").count().alias("dup_group_size")
+        )
+        per_text = self.active.groupby("content_hash").agg(
+            col("id").count().alias("exact_group_size")
+        )
+        assigned = base.join(per_group, on="canonical_id").with_columns(
+            {
+                "is_canonical": (col("id") == col("canonical_id")).cast("int64"),
+                "dup_kind": when(col("id") == col("canonical_id"), None)
+                .when(col("id") != col("url_winner"), "url")
+                .when(col("id") != col("exact_winner"), "exact")
+                .otherwise("near"),
+                "dup_score": when(col("exact_winner") == col("canonical_id"), 1.0).otherwise(
+                    col("near_score").fill_null(1.0)
+                ),
+            }
+        )
+        ignored = col("ignored").not_null()
+        return (
+            self.prepared.join(assigned, on="id", how="left")
+            .join(self.url_el.select("id", "url_rank"), on="id", how="left")
+            .join(self.exact_el.select("id", "exact_rank"), on="id", how="left")
+            .join(per_text, on="content_hash", how="left")
+            .with_columns(
+                {
+                    "dup_kind": when(ignored, "ignored").otherwise(col("dup_kind")),
+                    "exact_group_size": when(~ignored, col("exact_group_size")),
+                }
+            )
+            .select(*PAGE_COLUMNS)
+            .sort("id")
+            .collect()
+        )
+
+
+#: The election attributes of a page (``algorithms.election.Electable``).
+_MEMBER = ("id", "is_external", "dt", "crawled_ts", "text_len", "is_https", "url_len")
+#: The columns of the output's ``pages/`` files.
+PAGE_COLUMNS = (
+    *_PREPARED_TYPES, "sketch", "band_keys", "url_rank", "url_winner", "exact_rank",
+    "exact_winner", "near_center", "near_score", "exact_group_size", "dup_group",
+    "dup_group_size", "canonical_id", "is_canonical", "dup_kind", "dup_score",
+)
+
+
+def _write(
+    run: _Run, result: Any, target: Path, inputs: list[str], res: DaftResult, t0: float
+) -> None:
+    """Write into a fresh directory beside ``target``, renamed to it when complete."""
+    from daft import col
+    from daft.functions import when
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        result.write_parquet(str(work / "pages"))
+        run.edges.select("a", "b", "score").sort(["a", "b"]).write_parquet(str(work / "edges"))
+        lo = when(col("_xa") < col("_xb"), col("_xa")).otherwise(col("_xb"))
+        hi = when(col("_xa") < col("_xb"), col("_xb")).otherwise(col("_xa"))
+        verified = run.scored.select(lo.alias("hash_a"), hi.alias("hash_b"), "score").distinct()
+        verified.sort(["hash_a", "hash_b"]).write_parquet(str(work / "verified"))
         res.wall_seconds = round(time.perf_counter() - t0, 4)
         manifest = {
             "format": MANIFEST_FORMAT,
             "version": MANIFEST_VERSION,
             "webdedup_version": __version__,
-            "method": config.method,
-            "scheme": spec.scheme,
-            "fingerprint": config.fingerprint(),
-            "shaping": config.shaping_parameters(),
-            "config": asdict(config),
-            "inputs": list(inputs),
+            "method": run.config.method,
+            "scheme": run.spec.scheme,
+            "fingerprint": run.config.fingerprint(),
+            "shaping": run.config.shaping_parameters(),
+            "config": asdict(run.config),
+            "inputs": inputs,
             "result": asdict(res),
         }
         (work / MANIFEST).write_text(json.dumps(manifest, indent=2, default=list) + "\n")
         if target.exists():
-            target.rmdir()  # empty (checked above)
+            target.rmdir()  # empty (checked before the run)
         work.rename(target)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    return res
 
 
 def _counts(result: Any) -> dict[str, int]:
     from daft import col
 
-    rows = (
-        result.groupby("dup_kind")
-        .agg(col("id").count().alias("n"))
-        .to_pylist()
-    )
+    rows = result.groupby("dup_kind").agg(col("id").count().alias("n")).to_pylist()
     by_kind = {r["dup_kind"]: int(r["n"]) for r in rows}
-    groups = int(result.where(col("dup_group").not_null()).select("dup_group").distinct().count_rows())
+    groups = result.where(col("dup_group").not_null()).select("dup_group").distinct()
     return {
         "ignored": by_kind.get("ignored", 0),
         "url_duplicates": by_kind.get("url", 0),
         "exact_duplicates": by_kind.get("exact", 0),
         "near_duplicates": by_kind.get("near", 0),
-        "groups": groups,
+        "groups": int(groups.count_rows()),
     }
 
 
-__all__ = ["DaftResult", "Prepared", "run_daft", "use_runner", "read_pages", "check_ids"]
+__all__ = ["PAGE_COLUMNS", "DaftResult", "check_ids", "read_pages", "run_daft", "use_runner"]
