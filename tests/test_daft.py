@@ -123,7 +123,7 @@ def test_assignments_write_the_annotations_and_state_of_a_full_run(
 ) -> None:
     db = corpus["tmp"] / "assigned.sqlite"
     shutil.copy(corpus["corpus"], db)
-    run("db", db, "--assignments", f"{corpus['out']}/pages/*.parquet", "-q")
+    run("db", db, "--assignments", f"{corpus['out']}/*.parquet", "-q")  # as the README says
     assert annotations(db) == annotations(corpus["sqlite"])
     assert state(db) == state(corpus["sqlite"])
     assert last_run_mode(db) == "full"

@@ -14,6 +14,7 @@ run's configuration, and one whose page ids or URLs are not the table's.
 from __future__ import annotations
 
 import glob
+import re
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -44,8 +45,11 @@ def locate(spec: str) -> Path:
     its Parquet files (``'assignments/*.parquet'``, ``'assignments/pages/*.parquet'``)."""
     path = Path(spec)
     candidates = [path] if path.is_dir() else [Path(p) for p in sorted(glob.glob(spec))]
+    if not candidates:  # 'assignments/*.parquet': the files live in assignments/pages/
+        fixed = Path(re.split(r"[*?\[]", spec, maxsplit=1)[0] or ".")
+        candidates = [fixed if fixed.is_dir() else fixed.parent]
     for found in candidates:
-        for d in (found, *found.parents[:2]) if found.is_dir() else found.parents[:3]:
+        for d in (found, found.parent) if found.is_dir() else found.parents[:2]:
             if (d / MANIFEST).is_file():
                 return d
     raise InputError(

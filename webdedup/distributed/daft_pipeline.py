@@ -218,6 +218,12 @@ def check_ids(pages: Any) -> int:
     total = int(pages.count_rows())
     if total == 0:
         raise InputError("the Parquet input has no pages (0 rows): nothing to deduplicate")
+    no_id = int(pages.where(col("id").is_null()).count_rows())
+    if no_id:
+        raise InputError(
+            f"{no_id:,} page(s) of the Parquet input have no integer {ID_COLUMN!r} (null, or "
+            "text that is not a number); every page needs an integer id"
+        )
     repeats = (
         pages.groupby("id")
         .agg(col("id").count().alias("n"), col(_FILE).list_agg_distinct().alias("files"))
