@@ -10,7 +10,7 @@ its peak memory can be read (max RSS of the process and its children, ``RUSAGE_C
 `webdedup db` on a copy (a full run), `webdedup export --parquet`, `webdedup daft` (native
 runner, all cores) and `webdedup db --assignments`. Prints wall time, pages/s and peak RSS
 of each, checks that Daft's groups equal db's, and the growth of each step's time from one
-size to the next (1.0 per doubling would be linear).
+size to the next (x2.0 per doubling is linear).
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ run's configuration, and one whose page ids or URLs are not the table's.
 from __future__ import annotations
 
 import glob
-import re
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
