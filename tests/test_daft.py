@@ -37,7 +37,10 @@ STATE = (
 )
 #: Pages of the corpus of the default suite (the slow test takes 20,000).
 PAGES = 2_000
-RAY_ENV = {"RAY_AUTH_MODE": "disabled", "DAFT_PROGRESS_BAR": "0", "RAY_USAGE_STATS_ENABLED": "0"}
+#: No network from Daft or Ray in the tests (their usage statistics), no token on 127.0.0.1.
+RAY_ENV = {"RAY_AUTH_MODE": "disabled", "DAFT_PROGRESS_BAR": "0", "RAY_USAGE_STATS_ENABLED": "0",
+           "DAFT_ANALYTICS_ENABLED": "0", "DO_NOT_TRACK": "1"}
+os.environ.update({k: v for k, v in RAY_ENV.items() if k != "RAY_AUTH_MODE"})
 
 
 def _load_make_corpus() -> Any:
@@ -332,3 +335,14 @@ def test_connected_components_label_each_node_with_its_smallest_member() -> None
             uf.union(a, b)
     want = {node: min(group) for group in uf.groups() for node in group}
     assert dict(zip(found["node"], found["component"], strict=True)) == want
+
+
+def test_ingest_parquet_writes_what_ingest_then_export_parquet_write(tmp_path: Path) -> None:
+    warc = ROOT.parent / "shared" / "data" / "warc" / "aut-2008-crawl.warc.gz"
+    run("ingest", tmp_path / "direct", warc, "--parquet", "-q", "--workers", "1")
+    run("ingest", tmp_path / "crawl.sqlite", warc, "-q", "--workers", "1")
+    run("export", tmp_path / "crawl.sqlite", "--parquet", tmp_path / "exported")
+    direct = pq.read_table(tmp_path / "direct")
+    assert direct.num_rows > 50
+    assert direct.to_pylist() == pq.read_table(tmp_path / "exported").to_pylist()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".ingest.")] == []

@@ -322,6 +322,12 @@ def db_command(
     "title, datetime, crawled). Repeatable.",
 )
 @click.option("--keep-html", is_flag=True, help="Also store the raw HTML (html column).")
+@click.option(
+    "--parquet",
+    is_flag=True,
+    help="Write the pages as Parquet files into the new directory PATH (for 'webdedup daft') "
+    "instead of into a database.",
+)
 @click.option("--strict", is_flag=True, help="Stop at the first bad record or file.")
 @click.option(
     "--workers",
@@ -338,6 +344,7 @@ def ingest_command(
     table: str | None,
     fields: tuple[str, ...],
     keep_html: bool,
+    parquet: bool,
     strict: bool,
     workers: int,
     busy_timeout: float,
@@ -357,9 +364,52 @@ def ingest_command(
         webdedup ingest crawl.sqlite crawl-*.warc.gz
         webdedup ingest crawl.sqlite pages.jsonl.gz --field url=link --field html=raw
         webdedup ingest crawl.sqlite saved-pages/ --column content=body --workers 4
+        webdedup ingest pages/ crawl-*.warc.gz --parquet
     """
+    import tempfile
+    from pathlib import Path
+
     from .errors import IngestProblems
     from .ingest import ingest
+
+    if parquet:  # the same ingestion into a scratch database, exported as Parquet
+        out = Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".ingest.", dir=out.parent) as scratch:
+            scratch_db = str(Path(scratch) / "pages.sqlite")
+            problems: WebdedupClickError | None = None
+            try:
+                click.get_current_context().invoke(
+                    ingest_command,
+                    path=scratch_db,
+                    inputs=inputs,
+                    columns=columns,
+                    table=table,
+                    fields=fields,
+                    keep_html=keep_html,
+                    parquet=False,
+                    strict=strict,
+                    workers=workers,
+                    busy_timeout=busy_timeout,
+                    quiet=quiet,
+                )
+            except WebdedupClickError as exc:  # bad records: the good ones are still written
+                if exc.exit_code != IngestProblems.exit_code:
+                    raise
+                problems = exc
+            from .distributed.parquet import export_parquet
+
+            mapping = _parse_columns(columns) | ({"table": table} if table else {})
+            with errors_to_exit_codes():
+                done = export_parquet(
+                    scratch_db, out, Columns.from_mapping(mapping) if mapping else None
+                )
+        if not quiet:
+            for line in done.lines():
+                click.echo(line)
+        if problems is not None:
+            raise problems
+        return
 
     def warn(problem: object) -> None:
         from tqdm import tqdm  # writes above the progress bar instead of through it

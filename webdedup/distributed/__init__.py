@@ -13,4 +13,13 @@ with the state a next, incremental SQLite run needs.
 
 Nothing here is imported by the rest of webdedup, and Daft, Ray and pyarrow are imported only
 when a function that needs them runs, so ``import webdedup`` works without the extras.
+
+Daft and Ray send anonymous usage statistics over the network unless told not to; webdedup
+works on private crawls, so it tells them not to, unless the user chose otherwise
+(``DAFT_ANALYTICS_ENABLED``, ``RAY_USAGE_STATS_ENABLED`` already set).
 """
+
+import os
+
+os.environ.setdefault("DAFT_ANALYTICS_ENABLED", "0")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
