@@ -338,11 +338,11 @@ def test_connected_components_label_each_node_with_its_smallest_member() -> None
 
 
 def test_ingest_parquet_writes_what_ingest_then_export_parquet_write(tmp_path: Path) -> None:
-    warc = ROOT.parent / "shared" / "data" / "warc" / "aut-2008-crawl.warc.gz"
+    warc = ROOT.parent / "shared" / "data" / "warc" / "shop-sort-variants.warc.gz"  # 29 pages
     run("ingest", tmp_path / "direct", warc, "--parquet", "-q", "--workers", "1")
     run("ingest", tmp_path / "crawl.sqlite", warc, "-q", "--workers", "1")
     run("export", tmp_path / "crawl.sqlite", "--parquet", tmp_path / "exported")
     direct = pq.read_table(tmp_path / "direct")
-    assert direct.num_rows > 50
+    assert direct.num_rows >= 20
     assert direct.to_pylist() == pq.read_table(tmp_path / "exported").to_pylist()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".ingest.")] == []
