@@ -26,7 +26,7 @@ from ..errors import ConfigError, InputError
 from ..pipeline.context import NearResult, RunContext
 from ..store import quote, run_script, sql
 from ..store.layout import Layout
-from ..store.work import store_sketches
+from ..store.work import store_bands
 from .daft_pipeline import MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION
 
 #: Rows read from Parquet and inserted at a time.
@@ -161,11 +161,12 @@ class Assignments:
                 "exact_winner", "near_center", "near_score")
         for b in self._batches("pages", cols):
             rows = list(zip(*(b[c] for c in cols), strict=True))
-            sketched = [(r[0], (r[1], r[2])) for r in rows if r[1] is not None]
-            if sketched:
-                store_sketches(
-                    conn, spec.scheme, [i for i, _ in sketched], [s for _, s in sketched]
-                )
+            sketched = [r for r in rows if r[1] is not None]
+            conn.executemany(  # as phase 1 stores them (store.work), band keys straight in
+                "INSERT INTO temp.run_sketches (id, scheme, sketch) VALUES (?, ?, ?)",
+                [(r[0], spec.scheme, r[1]) for r in sketched],
+            )
+            store_bands(conn, "run_bands", [r[0] for r in sketched], [r[2] for r in sketched])
             conn.executemany(
                 "INSERT INTO temp.run_url_election (id, url_rank, url_winner) VALUES (?, ?, ?)",
                 [(r[0], r[3], r[4]) for r in rows if r[4] is not None],
