@@ -26,6 +26,7 @@ LAYERS = {
     "pipeline": 5,
     "output": 6,
     "ingest": 6,
+    "distributed": 6,
     "api": 7,
     "review": 7,
     "cli": 8,

@@ -251,6 +251,13 @@ def cli() -> None:
     "export and the language guard, when the table has no language column of its own. "
     "About doubles a run's CPU time. [default: off]",
 )
+@click.option(
+    "--assignments",
+    default=None,
+    metavar="DIR",
+    help="Write the results of 'webdedup daft' (its --out directory, or a glob of its Parquet "
+    "files) instead of computing them; the next run is incremental from there.",
+)
 @quiet_option()
 @json_option("Print the run's result as JSON.")
 def db_command(
@@ -262,6 +269,7 @@ def db_command(
     full: bool,
     quiet: bool,
     as_json: bool,
+    assignments: str | None,
     **options: Any,
 ) -> None:
     """Group the duplicate pages of the crawl database PATH and annotate its pages table.
@@ -287,9 +295,22 @@ def db_command(
     with errors_to_exit_codes():
         config = build_config(config_file, table, columns, **options)
         say = None if quiet or as_json else (lambda line: click.echo(line, err=True))
-        result = Deduplicator(config=config, progress=not quiet).run_on_db(
-            path, prune=prune, full=full, on_message=say
-        )
+        if assignments is not None:
+            from .distributed.assignments import Assignments
+            from .pipeline.run import run_on_db
+
+            result = run_on_db(
+                path,
+                config,
+                prune=prune,
+                progress=not quiet,
+                on_message=say,
+                loaded=Assignments.open(assignments),
+            )
+        else:
+            result = Deduplicator(config=config, progress=not quiet).run_on_db(
+                path, prune=prune, full=full, on_message=say
+            )
     if as_json:
         click.echo(json.dumps(asdict(result), indent=2))
     elif not quiet:
@@ -325,6 +346,12 @@ def db_command(
     "title, datetime, crawled). Repeatable.",
 )
 @click.option("--keep-html", is_flag=True, help="Also store the raw HTML (html column).")
+@click.option(
+    "--parquet",
+    is_flag=True,
+    help="Write the pages as Parquet files into the new directory PATH (for 'webdedup daft') "
+    "instead of into a database.",
+)
 @click.option("--strict", is_flag=True, help="Stop at the first bad record or file.")
 @click.option(
     "--workers",
@@ -341,6 +368,7 @@ def ingest_command(
     table: str | None,
     fields: tuple[str, ...],
     keep_html: bool,
+    parquet: bool,
     strict: bool,
     workers: int,
     busy_timeout: float,
@@ -360,9 +388,52 @@ def ingest_command(
         webdedup ingest crawl.sqlite crawl-*.warc.gz
         webdedup ingest crawl.sqlite pages.jsonl.gz --field url=link --field html=raw
         webdedup ingest crawl.sqlite saved-pages/ --column content=body --workers 4
+        webdedup ingest pages/ crawl-*.warc.gz --parquet
     """
+    import tempfile
+    from pathlib import Path
+
     from .errors import IngestProblems
     from .ingest import ingest
+
+    if parquet:  # the same ingestion into a scratch database, exported as Parquet
+        out = Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".ingest.", dir=out.parent) as scratch:
+            scratch_db = str(Path(scratch) / "pages.sqlite")
+            problems: WebdedupClickError | None = None
+            try:
+                click.get_current_context().invoke(
+                    ingest_command,
+                    path=scratch_db,
+                    inputs=inputs,
+                    columns=columns,
+                    table=table,
+                    fields=fields,
+                    keep_html=keep_html,
+                    parquet=False,
+                    strict=strict,
+                    workers=workers,
+                    busy_timeout=busy_timeout,
+                    quiet=quiet,
+                )
+            except WebdedupClickError as exc:  # bad records: the good ones are still written
+                if exc.exit_code != IngestProblems.exit_code:
+                    raise
+                problems = exc
+            from .distributed.parquet import export_parquet
+
+            mapping = _parse_columns(columns) | ({"table": table} if table else {})
+            with errors_to_exit_codes():
+                done = export_parquet(
+                    scratch_db, out, Columns.from_mapping(mapping) if mapping else None
+                )
+        if not quiet:
+            for line in done.lines():
+                click.echo(line)
+        if problems is not None:
+            raise problems
+        return
 
     def warn(problem: object) -> None:
         from tqdm import tqdm  # writes above the progress bar instead of through it
@@ -425,6 +496,22 @@ def ingest_command(
     help="Write Datasette metadata here (YAML for .yml/.yaml, else JSON): state tables "
     "hidden, output columns described, facets dup_kind and dup_group_size.",
 )
+@click.option(
+    "--parquet",
+    "parquet_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write the pages (id, url, content, html, datetime, crawled, category) as Parquet "
+    "files into this new directory, for 'webdedup daft' (works before any db run).",
+)
+@table_option
+@click.option(
+    "--column",
+    "columns",
+    multiple=True,
+    metavar="NAME=COLUMN",
+    help="With --parquet: the table's name for an input column, as for 'webdedup db'.",
+)
 @click.option("--with-text", is_flag=True, help="Add the page text as a last CSV column.")
 @click.option(
     "--min-group-size",
@@ -466,6 +553,9 @@ def export_command(
     csv_path: str | None,
     html_path: str | None,
     datasette_path: str | None,
+    parquet_dir: str | None,
+    table: str | None,
+    columns: tuple[str, ...],
     with_text: bool,
     min_group_size: int | None,
     kinds: tuple[str, ...],
@@ -494,17 +584,34 @@ def export_command(
     from .output import ExportFilters, export
     from .output.datasette import write_datasette_metadata
 
-    if not (json_path or csv_path or html_path or datasette_path):
-        raise click.UsageError(
-            "nothing to export: give at least one of --json, --csv, --html, --datasette"
-        )
+    if parquet_dir is not None:
+        from .distributed.parquet import export_parquet
+
+        with errors_to_exit_codes():
+            mapping = _parse_columns(columns)
+            if table is not None:
+                mapping["table"] = table
+            done = export_parquet(
+                path,
+                parquet_dir,
+                Columns.from_mapping(mapping) if mapping else None,
+                busy_timeout=busy_timeout,
+            )
+        if not quiet:
+            for line in done.lines():
+                click.echo(line, err=True)
     if datasette_path:
         with errors_to_exit_codes():
             write_datasette_metadata(path, datasette_path, busy_timeout=busy_timeout)
         if not quiet:
             click.echo(f"Datasette metadata: {datasette_path}")
-        if not (json_path or csv_path or html_path):
+    if not (json_path or csv_path or html_path):
+        if parquet_dir is not None or datasette_path:
             return
+        raise click.UsageError(
+            "nothing to export: give at least one of --json, --csv, --html, --datasette, "
+            "--parquet"
+        )
     if json_path == "-" and csv_path == "-":
         raise click.UsageError("only one of --json and --csv can go to stdout ('-')")
     stdout = sys.stdout
@@ -603,6 +710,74 @@ def explain_command(
         click.echo(json.dumps(explanation, indent=2, ensure_ascii=False))
     else:
         click.echo(format_explanation(explanation))
+
+
+@cli.command("daft")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="New directory for the result (Parquet; 'webdedup db --assignments' reads it).",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    metavar="ADDRESS",
+    help="Run on a Ray cluster: auto (the one this machine belongs to), HOST:PORT or "
+    "ray://HOST:PORT [default: Daft's native runner on this machine].",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A TOML file with webdedup's options (the same file as for 'webdedup db').",
+)
+@click.option(
+    "--column",
+    "columns",
+    multiple=True,
+    metavar="NAME=COLUMN",
+    help="The Parquet's name for an input column, e.g. content=body (as for 'webdedup db'; "
+    "the page id column is 'id'). Repeatable.",
+)
+@click.option("--threshold", type=float, default=None, help="As for 'webdedup db'.")
+@click.option("--min-words", type=int, default=None, help="As for 'webdedup db'.")
+@quiet_option("Print nothing on success.")
+@json_option("Print the run's result as JSON.")
+def daft_command(
+    inputs: tuple[str, ...],
+    out: str,
+    ray_address: str | None,
+    config_file: str | None,
+    columns: tuple[str, ...],
+    quiet: bool,
+    as_json: bool,
+    **options: Any,
+) -> None:
+    """Deduplicate Parquet pages on Daft (this machine, or a Ray cluster) into OUT.
+
+    INPUTS are Parquet files or globs (local, or s3://... with Daft's credentials from the
+    environment) with an integer 'id' column, a URL column and a text (or HTML) column.
+    The phases and rules are 'webdedup db''s, with the same result; only method minhash.
+
+    \b
+    Example:
+        webdedup export crawl.sqlite --parquet pages/
+        webdedup daft 'pages/*.parquet' --out assignments/
+        webdedup db crawl.sqlite --assignments assignments/
+    """
+    from .distributed.daft_pipeline import run_daft
+
+    with errors_to_exit_codes():
+        config = build_config(config_file, None, columns, **options)
+        say = None if quiet or as_json else (lambda line: click.echo(line, err=True))
+        result = run_daft(list(inputs), out, config, ray_address=ray_address, on_message=say)
+    if as_json:
+        click.echo(json.dumps(asdict(result), indent=2))
+    elif not quiet:
+        click.echo(result.summary())
 
 
 @cli.command("stats")

@@ -63,3 +63,7 @@ class IngestProblems(WebdedupError):
     """``webdedup ingest`` met unreadable records or files (the readable ones went in)."""
 
     exit_code = 7
+
+
+class ClusterUnreachable(InputError):
+    """The Ray cluster named by ``--ray-address`` does not answer."""

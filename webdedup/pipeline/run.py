@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Protocol
 
 from ..algorithms.sketch import NearSpec
 from ..config import Columns, Config
@@ -95,6 +96,16 @@ class RunResult:
         )
 
 
+class Loaded(Protocol):
+    """Results computed elsewhere (``webdedup daft``) that stand in for phases 1-4."""
+
+    def check(self, conn: sqlite3.Connection, config: Config, layout: Layout) -> None:
+        """Raise when they do not fit the database (before anything is written)."""
+
+    def fill(self, ctx: RunContext) -> NearResult:
+        """Fill the TEMP tables phases 1-4 leave (inside the run's read snapshot)."""
+
+
 def _count(conn: sqlite3.Connection, query: str) -> int:
     return int(conn.execute(query).fetchone()[0])
 
@@ -112,11 +123,14 @@ def run_on_db(
     progress: bool = False,
     on_phase: PhaseHook | None = None,
     on_message: Callable[[str], None] | None = None,
+    loaded: Loaded | None = None,
 ) -> RunResult:
     """Run the phases over ``db`` and annotate its pages (see :class:`Deduplicator`).
 
     The first run is full; later runs process only the pages changed since (incremental),
     unless ``full`` is asked or the configuration that shapes signatures and edges changed.
+    ``loaded``: results of phases 1-4 computed elsewhere (``webdedup db --assignments``),
+    written back as a full run's.
     """
     own = not isinstance(db, sqlite3.Connection)
     where = str(db) if own else "the database"
@@ -138,12 +152,17 @@ def run_on_db(
                 "webdedup run whose state was removed wrote them."
             )
         spec = NearSpec.from_config(config)  # built once, used by every phase
+        if loaded is not None:
+            loaded.check(conn, config, layout)
         if own:  # the checks passed and the run is going to write: only now touch the file
             use_wal(conn, config.busy_timeout)
             # no checkpoint inside the commit: the run checkpoints after it (see below)
             conn.execute("PRAGMA wal_autocheckpoint = 0")
         ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase)
-        snap = _run_phases(ctx, full, on_message)
+        if loaded is None:
+            snap = _run_phases(ctx, full, on_message)
+        else:
+            snap = _loaded_phases(ctx, loaded, on_message)
         plan, near = snap.plan, snap.near
         pruned = 0
         lock: dict[str, float] = {}
@@ -280,6 +299,38 @@ def _load_verdicts(ctx: RunContext) -> None:
     ctx.conn.executemany(
         "INSERT INTO temp.run_pins (pin_id, pin_rank) VALUES (?, ?)", ctx.pins.items()
     )
+
+
+def _loaded_phases(
+    ctx: RunContext, loaded: Loaded, on_message: Callable[[str], None] | None
+) -> _Snapshot:
+    """Phases 1-4 from results computed elsewhere, then the assignment, as a full run."""
+    conn = ctx.conn
+    try:
+        version = _data_version(conn)
+        conn.execute("BEGIN")
+        plan = planning.plan_run(conn, ctx.config, ctx.layout, True)
+        plan = replace(plan, reason="results computed by 'webdedup daft' (--assignments)")
+        ctx.plan = plan
+        if on_message is not None:
+            on_message(f"{plan.mode} run: {plan.reason}")
+        ctx.total_pages = _count(conn, f"SELECT count(*) FROM {quote(ctx.layout.table)}")
+        with ctx.phase("load"):
+            near = loaded.fill(ctx)
+        ctx.record("near", near)
+        with ctx.phase("assign"):
+            run_script(conn, "assign")
+        (processed,) = conn.execute("SELECT count(*) FROM temp.run_assign").fetchone()
+        with ctx.phase("write_prepare"):
+            phase5_write_back.prepare(ctx)
+        conn.execute("COMMIT")
+        return _Snapshot(plan, near, version, int(processed), 0)
+    except BaseException as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.Error):
+            raise translate(exc) from exc
+        raise
 
 
 def _remembered_columns(

@@ -1,0 +1,348 @@
+"""The Daft path (``webdedup export --parquet``, ``webdedup daft``, ``webdedup db --assignments``):
+the same answer as ``webdedup db`` on a labelled corpus, natively and on a local Ray cluster
+started here, the hand-off back into SQLite (the next run is incremental and equals a full
+run), and refusals of bad input.
+
+Daft fixes its runner once per process: the native runs happen in this process, the Ray run
+in a child process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from conftest import OUTPUT, ROOT, annotations, dump, real_texts
+
+from webdedup.cli import cli
+
+SCRIPTS = ROOT / "scripts"
+STATE = (
+    "_webdedup_prepared",
+    "_webdedup_sketches",
+    "_webdedup_bands",
+    "_webdedup_edges",
+    "_webdedup_verified",
+)
+#: Pages of the corpus of the default suite (the slow test takes 20,000).
+PAGES = 2_000
+#: No network from Daft or Ray in the tests (their usage statistics), no token on 127.0.0.1.
+RAY_ENV = {"RAY_AUTH_MODE": "disabled", "DAFT_PROGRESS_BAR": "0", "RAY_USAGE_STATS_ENABLED": "0",
+           "DAFT_ANALYTICS_ENABLED": "0", "DO_NOT_TRACK": "1"}
+os.environ.update({k: v for k, v in RAY_ENV.items() if k != "RAY_AUTH_MODE"})
+
+
+def _load_make_corpus() -> Any:
+    path = SCRIPTS / "make_corpus.py"
+    spec = importlib.util.spec_from_file_location("_scripts_make_corpus", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # the cached pool's pickle needs the module importable
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def run(*args: str, code: int = 0) -> Any:
+    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result
+
+
+def daft_annotations(out: Path) -> dict[int, tuple[Any, ...]]:
+    rows = pq.read_table(out / "pages", columns=["id", *OUTPUT]).to_pylist()
+    return {r["id"]: tuple(r[c] for c in OUTPUT) for r in rows}
+
+
+def state(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    conn = sqlite3.connect(path)
+    try:
+        return {t: sorted(conn.execute(f"SELECT * FROM {t}")) for t in STATE}
+    finally:
+        conn.close()
+
+
+def last_run_mode(path: Path) -> str:
+    conn = sqlite3.connect(path)
+    try:
+        query = "SELECT mode FROM _webdedup_runs ORDER BY id DESC LIMIT 1"
+        return str(conn.execute(query).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def build(tmp: Path, pages: int, seed: int) -> dict[str, Path]:
+    """A labelled corpus: untouched, deduplicated by ``webdedup db``, and exported to Parquet."""
+    corpus = tmp / "corpus.sqlite"
+    _load_make_corpus().build_corpus(corpus, pages, seed=seed, measure=False)
+    sqlite_run = tmp / "sqlite.sqlite"
+    shutil.copy(corpus, sqlite_run)
+    run("db", sqlite_run, "-q")
+    parquet = tmp / "pages"
+    run("export", corpus, "--parquet", parquet)  # before any db run on it
+    return {"corpus": corpus, "sqlite": sqlite_run, "parquet": parquet}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("daft")
+    paths = build(tmp, PAGES, seed=21)
+    out = tmp / "assignments"
+    run("daft", f"{paths['parquet']}/*.parquet", "--out", out, "-q")
+    return paths | {"out": out, "tmp": tmp}
+
+
+def test_export_parquet_writes_every_page_with_webdedup_names(corpus: dict[str, Path]) -> None:
+    table = pq.read_table(corpus["parquet"])
+    assert table.column_names == ["id", "url", "content", "html", "datetime", "crawled",
+                                  "category"]
+    conn = sqlite3.connect(corpus["corpus"])
+    want = dict(conn.execute("SELECT id, url FROM pages"))
+    conn.close()
+    assert dict(zip(table["id"].to_pylist(), table["url"].to_pylist(), strict=True)) == want
+
+
+def test_daft_native_gives_the_groups_canonicals_and_kinds_of_db(corpus: dict[str, Path]) -> None:
+    want = annotations(corpus["sqlite"])
+    got = daft_annotations(corpus["out"])
+    assert len(want) == PAGES
+    assert got == want
+    kinds = {a[OUTPUT.index("dup_kind")] for a in want.values()}
+    assert {"url", "exact", "near"} <= kinds  # the corpus exercises every way of joining
+
+
+def test_assignments_write_the_annotations_and_state_of_a_full_run(
+    corpus: dict[str, Path],
+) -> None:
+    db = corpus["tmp"] / "assigned.sqlite"
+    shutil.copy(corpus["corpus"], db)
+    run("db", db, "--assignments", f"{corpus['out']}/*.parquet", "-q")  # as the README says
+    assert annotations(db) == annotations(corpus["sqlite"])
+    assert state(db) == state(corpus["sqlite"])
+    assert last_run_mode(db) == "full"
+
+
+def _add_one_percent(db: Path) -> None:
+    """+1% pages (copies of existing texts under new URLs, and new texts), one page edited,
+    one deleted."""
+    conn = sqlite3.connect(db)
+    rows = conn.execute("SELECT id, content FROM pages ORDER BY id LIMIT 12").fetchall()
+    fresh = [t["text"] for t in real_texts(limit=400)[-8:]]
+    with conn:
+        for i, (_pid, text) in enumerate(rows):
+            conn.execute(
+                "INSERT INTO pages (url, content, crawled) VALUES (?, ?, '2025-01-01')",
+                (f"https://nightly.example.com/copy/{i}", text + (" update" if i % 2 else "")),
+            )
+        for i, text in enumerate(fresh):
+            conn.execute(
+                "INSERT INTO pages (url, content) VALUES (?, ?)",
+                (f"https://nightly.example.com/new/{i}", text),
+            )
+        conn.execute("UPDATE pages SET content = content || ' corrected' WHERE id = 40")
+        conn.execute("DELETE FROM pages WHERE id = 41")
+    conn.close()
+
+
+def test_nightly_sqlite_run_after_daft_is_incremental_and_equals_a_full_run(
+    corpus: dict[str, Path],
+) -> None:
+    db = corpus["tmp"] / "nightly.sqlite"
+    shutil.copy(corpus["corpus"], db)
+    run("db", db, "--assignments", corpus["out"], "-q")
+    _add_one_percent(db)
+    full = corpus["tmp"] / "nightly-full.sqlite"
+    shutil.copy(db, full)
+    run("db", db, "-q")
+    assert last_run_mode(db) == "incremental"
+    run("db", full, "--full", "-q")
+    assert annotations(db) == annotations(full)
+    assert state(db) == state(full)
+
+
+def test_ray_cluster_started_here_gives_the_same_answer(corpus: dict[str, Path]) -> None:
+    out = corpus["tmp"] / "ray-assignments"
+    env = os.environ | RAY_ENV
+    head = subprocess.Popen(
+        [sys.executable, str(Path(__file__).parent / "ray_head.py")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    try:
+        assert head.stdout is not None
+        address = head.stdout.readline().strip()
+        assert address, "the Ray head did not start"
+        done = subprocess.run(
+            [sys.executable, "-m", "webdedup.cli", "daft", f"{corpus['parquet']}/*.parquet",
+             "--out", str(out), "--ray-address", address, "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert '"runner": "ray"' in done.stdout
+    finally:
+        assert head.stdin is not None
+        head.stdin.close()  # the head shuts Ray down and exits
+        head.wait(timeout=60)
+    assert daft_annotations(out) == annotations(corpus["sqlite"])
+
+
+# -- bad input ----------------------------------------------------------------------------------
+def _parquet(path: Path, **columns: list[Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table(columns), path)
+    return path
+
+
+def test_missing_columns_are_named_with_those_found(tmp_path: Path) -> None:
+    _parquet(tmp_path / "in" / "a.parquet", id=[1, 2], link=["https://a/", "https://b/"],
+             body=["x", "y"])
+    result = run("daft", f"{tmp_path}/in/*.parquet", "--out", tmp_path / "out", code=3)
+    assert "no the URL column 'url'" in result.output
+    assert "columns found: id, link, body" in result.output
+    assert not (tmp_path / "out").exists()
+    # mapped, the same files run
+    run("daft", f"{tmp_path}/in/*.parquet", "--out", tmp_path / "out", "--column", "url=link",
+        "--column", "content=body", "-q")
+    assert len(daft_annotations(tmp_path / "out")) == 2
+
+
+def test_empty_input_is_refused(tmp_path: Path) -> None:
+    _parquet(tmp_path / "in" / "a.parquet", id=pa.array([], pa.int64()),
+             url=pa.array([], pa.string()), content=pa.array([], pa.string()))
+    result = run("daft", str(tmp_path / "in" / "a.parquet"), "--out", tmp_path / "out", code=3)
+    assert "no pages (0 rows)" in result.output
+    assert not (tmp_path / "out").exists()
+    result = run("daft", f"{tmp_path}/nothing/*.parquet", "--out", tmp_path / "out", code=3)
+    assert "no Parquet file matches" in result.output
+
+
+def test_ids_repeating_across_files_are_refused_with_their_files(tmp_path: Path) -> None:
+    _parquet(tmp_path / "in" / "shard1.parquet", id=[1, 2], url=["https://a/1", "https://a/2"],
+             content=["one", "two"])
+    _parquet(tmp_path / "in" / "shard2.parquet", id=[2, 3], url=["https://b/2", "https://b/3"],
+             content=["two", "three"])
+    result = run("daft", f"{tmp_path}/in/*.parquet", "--out", tmp_path / "out", code=3)
+    assert "id 2 (2 times" in result.output
+    assert "shard1.parquet" in result.output and "shard2.parquet" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_ray_address_that_does_not_answer_fails_fast_and_writes_nothing(tmp_path: Path) -> None:
+    _parquet(tmp_path / "in" / "a.parquet", id=[1], url=["https://a/"], content=["x"])
+    with socketserver_port() as port:  # a port nobody listens on
+        pass
+    start = time.perf_counter()
+    result = run("daft", str(tmp_path / "in" / "a.parquet"), "--out", tmp_path / "out",
+                 "--ray-address", f"127.0.0.1:{port}", code=3)
+    assert time.perf_counter() - start < 30
+    assert "no Ray cluster answers at '127.0.0.1:" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+class socketserver_port:
+    """A free TCP port on 127.0.0.1 (bound while in the block, free after it)."""
+
+    def __enter__(self) -> int:
+        import socket
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        return int(self.sock.getsockname()[1])
+
+    def __exit__(self, *exc: object) -> None:
+        self.sock.close()
+
+
+def test_other_methods_are_refused_naming_the_supported_one(tmp_path: Path) -> None:
+    _parquet(tmp_path / "in" / "a.parquet", id=[1], url=["https://a/"], content=["x"])
+    toml = tmp_path / "lev.toml"
+    toml.write_text('method = "levenshtein"\n')
+    result = run("daft", str(tmp_path / "in" / "a.parquet"), "--out", tmp_path / "out",
+                 "--config", toml, code=2)
+    assert "runs method minhash only, not 'levenshtein'" in result.output
+
+
+def test_assignments_of_another_database_are_refused_and_nothing_is_written(
+    corpus: dict[str, Path],
+) -> None:
+    other = corpus["tmp"] / "other.sqlite"
+    shutil.copy(corpus["corpus"], other)
+    conn = sqlite3.connect(other)
+    with conn:
+        conn.execute("UPDATE pages SET url = url || '?moved=1' WHERE id IN (3, 5)")
+        conn.execute("INSERT INTO pages (url, content) VALUES ('https://new.example/', 'hi')")
+    conn.close()
+    before = dump(other)
+    result = run("db", other, "--assignments", corpus["out"], code=3)
+    assert "do not match this database" in result.output
+    assert "1 page(s) of 'pages' are not in them" in result.output
+    assert "2 page(s) have another URL" in result.output
+    assert dump(other) == before
+
+
+def test_assignments_made_with_other_parameters_are_refused(corpus: dict[str, Path]) -> None:
+    db = corpus["tmp"] / "params.sqlite"
+    shutil.copy(corpus["corpus"], db)
+    before = dump(db)
+    result = run("db", db, "--assignments", corpus["out"], "--threshold", "0.8", code=2)
+    assert "threshold: 0.9 there, 0.8 here" in result.output
+    result = run("db", db, "--assignments", corpus["tmp"] / "pages", code=3)
+    assert "is not the output of 'webdedup daft'" in result.output
+    assert dump(db) == before
+
+
+@pytest.mark.slow
+def test_daft_native_equals_db_on_20000_pages(tmp_path: Path) -> None:
+    paths = build(tmp_path, 20_000, seed=7)
+    out = tmp_path / "assignments"
+    run("daft", f"{paths['parquet']}/*.parquet", "--out", out, "-q")
+    assert daft_annotations(out) == annotations(paths["sqlite"])
+
+
+def test_connected_components_label_each_node_with_its_smallest_member() -> None:
+    import random
+
+    import daft
+
+    from webdedup.algorithms.cluster import UnionFind
+    from webdedup.distributed.components import connected_components
+
+    rng = random.Random(5)
+    edges = [(rng.randrange(300), rng.randrange(300)) for _ in range(220)]
+    edges += [(1000 + i, 1001 + i) for i in range(40)]  # a long chain: many rounds
+    found = connected_components(
+        daft.from_pydict({"u": [a for a, _ in edges], "v": [b for _, b in edges]})
+    ).to_pydict()
+    uf = UnionFind()
+    for a, b in edges:
+        if a != b:
+            uf.union(a, b)
+    want = {node: min(group) for group in uf.groups() for node in group}
+    assert dict(zip(found["node"], found["component"], strict=True)) == want
+
+
+def test_ingest_parquet_writes_what_ingest_then_export_parquet_write(tmp_path: Path) -> None:
+    warc = ROOT.parent / "shared" / "data" / "warc" / "shop-sort-variants.warc.gz"  # 29 pages
+    run("ingest", tmp_path / "direct", warc, "--parquet", "-q", "--workers", "1")
+    run("ingest", tmp_path / "crawl.sqlite", warc, "-q", "--workers", "1")
+    run("export", tmp_path / "crawl.sqlite", "--parquet", tmp_path / "exported")
+    direct = pq.read_table(tmp_path / "direct")
+    assert direct.num_rows >= 20
+    assert direct.to_pylist() == pq.read_table(tmp_path / "exported").to_pylist()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".ingest.")] == []

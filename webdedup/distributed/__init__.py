@@ -1,0 +1,25 @@
+"""The same pipeline on Daft (its native runner on one machine, its Ray runner on a cluster).
+
+For crawls that outgrow one SQLite file: pages in Parquet (``webdedup export --parquet`` writes
+them from a database; a crawler's own Parquet works too), deduplicated by :mod:`.daft_pipeline`
+with the same phases and rules as ``webdedup db``, the result written as Parquet and, when
+wanted, brought back into the database by :mod:`.assignments` (``webdedup db --assignments``)
+with the state a next, incremental SQLite run needs.
+
+- :mod:`.daft_pipeline` the phases as dataframe operations (needs the ``daft`` extra);
+- :mod:`.components` connected components of an edge dataframe (large-star/small-star);
+- :mod:`.parquet` the hand-off files: pages to Parquet (``export --parquet``), the manifest;
+- :mod:`.assignments` reads a Daft run's output into a database's run tables.
+
+Nothing here is imported by the rest of webdedup, and Daft, Ray and pyarrow are imported only
+when a function that needs them runs, so ``import webdedup`` works without the extras.
+
+Daft and Ray send anonymous usage statistics over the network unless told not to; webdedup
+works on private crawls, so it tells them not to, unless the user chose otherwise
+(``DAFT_ANALYTICS_ENABLED``, ``RAY_USAGE_STATS_ENABLED`` already set).
+"""
+
+import os
+
+os.environ.setdefault("DAFT_ANALYTICS_ENABLED", "0")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
