@@ -20,6 +20,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 NUM_PERM = 128
 THRESHOLD = 0.8
@@ -54,36 +55,42 @@ def union_all(parent: dict[int, int], pid: int, matches: list[int]) -> None:
             parent[max(a, b)] = min(a, b)
 
 
-def rensa_pipeline(db: sqlite3.Connection) -> dict[int, int]:
-    from rensa import RMinHash, RMinHashLSH
-
-    lsh = RMinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM, num_bands=16)
+def lsh_pipeline(
+    db: sqlite3.Connection, lsh: Any, sketch: Callable[[list[str]], Any]
+) -> dict[int, int]:
+    """Sketch and index every page, then query each and join its matches (union-find)."""
     sketches = {}
     for pid, words in pages(db):
-        m = RMinHash(num_perm=NUM_PERM, seed=SEED)
-        m.update(words)
+        m = sketch(words)
         lsh.insert(pid, m)
         sketches[pid] = m
     parent = {pid: pid for pid in sketches}
     for pid, m in sketches.items():
         union_all(parent, pid, [o for o in lsh.query(m) if o != pid])
     return parent
+
+
+def rensa_pipeline(db: sqlite3.Connection) -> dict[int, int]:
+    from rensa import RMinHash, RMinHashLSH
+
+    def sketch(words: list[str]) -> RMinHash:
+        m = RMinHash(num_perm=NUM_PERM, seed=SEED)
+        m.update(words)
+        return m
+
+    lsh = RMinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM, num_bands=16)
+    return lsh_pipeline(db, lsh, sketch)
 
 
 def datasketch_pipeline(db: sqlite3.Connection) -> dict[int, int]:
     from datasketch import MinHash, MinHashLSH
 
-    lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
-    sketches = {}
-    for pid, words in pages(db):
+    def sketch(words: list[str]) -> MinHash:
         m = MinHash(num_perm=NUM_PERM, seed=SEED)
         m.update_batch([w.encode("utf-8", "surrogatepass") for w in words])
-        lsh.insert(pid, m)
-        sketches[pid] = m
-    parent = {pid: pid for pid in sketches}
-    for pid, m in sketches.items():
-        union_all(parent, pid, [o for o in lsh.query(m) if o != pid])
-    return parent
+        return m
+
+    return lsh_pipeline(db, MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM), sketch)
 
 
 PEERS: dict[str, Callable[[sqlite3.Connection], dict[int, int]]] = {

@@ -16,7 +16,7 @@ never sketched nor compared.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -47,7 +47,7 @@ def run(ctx: RunContext) -> NearResult:
     the result's ``pull`` names those pages and nothing is filled: the caller grows the
     region and runs phases 2-4 again.
     """
-    conn, config, spec = ctx.conn, ctx.config, ctx.spec
+    conn, spec = ctx.conn, ctx.spec
     run_script(conn, "near_nodes", {"min_words": spec.min_words})
     component = dict(conn.execute("SELECT id, component FROM temp.run_near_nodes"))
     if spec.method == "levenshtein" and ctx.incremental:
@@ -62,12 +62,35 @@ def run(ctx: RunContext) -> NearResult:
         candidates = len(edges)
     else:
         candidates, edges = _banded_run(ctx, spec)
+
+    def score_of(a: int, b: int) -> float:
+        texts = fetch_texts(conn, ctx.layout, (a, b))
+        return text_similarity(spec, texts[a], texts[b])
+
+    edges = cluster_edges(ctx, edges, component, score_of)
+    return NearResult(candidates=candidates, edges=len(edges))
+
+
+def cluster_edges(
+    ctx: RunContext,
+    edges: list[tuple[int, int, float]],
+    component: dict[int, int],
+    score_of: Callable[[int, int], float],
+) -> list[tuple[int, int, float]]:
+    """Store a method's verified edges and group them (every method's last step).
+
+    The language guard drops edges between pages surely in different languages; the edges
+    go into ``temp.run_edges``; the reviewers' "not a duplicate" verdicts, lifted to the
+    exact groups, keep pairs out of one group; :func:`group_near` makes the stars (no
+    chaining, ``chain_floor`` against the canonical by ``score_of``) in election order into
+    ``temp.run_near``. Returns the edges kept.
+    """
+    conn, spec = ctx.conn, ctx.spec
     edges = language_guard.keep_same_language(conn, edges)
     conn.executemany(
         "INSERT OR REPLACE INTO temp.run_edges (a, b, score, method) VALUES (?, ?, ?, ?)",
         [(a, b, s, spec.method) for a, b, s in edges],
     )
-    # reviewers' "not a duplicate" verdicts, lifted to the exact groups: never one near group
     apart = _groups_apart(ctx)
     group_edges = drop_cannot_links(component_edges(edges, component), apart)
     linked = {x for pair in group_edges for x in pair}
@@ -79,17 +102,12 @@ def run(ctx: RunContext) -> NearResult:
             f"ORDER BY {ctx.election_sql()}"
         )
     ]
-
-    def score_of(a: int, b: int) -> float:
-        texts = fetch_texts(conn, ctx.layout, (a, b))
-        return text_similarity(spec, texts[a], texts[b])
-
-    assigned = group_near(order, group_edges, score_of, config.chain_floor, apart)
+    assigned = group_near(order, group_edges, score_of, ctx.config.chain_floor, apart)
     conn.executemany(
         "INSERT INTO temp.run_near (id, center, score) VALUES (?, ?, ?)",
         [(pid, c, s) for pid, (c, s) in assigned.items()],
     )
-    return NearResult(candidates=candidates, edges=len(edges))
+    return edges
 
 
 def _groups_apart(ctx: RunContext) -> set[tuple[int, int]]:

@@ -17,12 +17,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..algorithms import vectors as vec
-from ..algorithms.cluster import component_edges, group_near
-from ..algorithms.election import order_by_sql
 from ..errors import ConfigError
 from ..store import run_script
 from ..store.pages import fetch_texts
 from .context import NearResult, RunContext
+from .phase4_near import cluster_edges
 
 #: Nodes whose texts are read at a time.
 READ_BATCH = 1_000
@@ -103,31 +102,12 @@ def run(ctx: RunContext) -> NearResult:
     bar.close()
     edges = [(a, b, s) for (a, b), s in sorted(scores.items()) if s >= spec.threshold]
 
-    # as phase4_near does with its edges: stars around the best-connected, chain_floor
-    conn.executemany(
-        "INSERT OR REPLACE INTO temp.run_edges (a, b, score, method) VALUES (?, ?, ?, ?)",
-        [(a, b, s, spec.method) for a, b, s in edges],
-    )
-    group_edges = component_edges(edges, component)
-    linked = {x for pair in group_edges for x in pair}
-    order = [
-        r[0]
-        for r in conn.execute(
-            "SELECT id FROM temp.run_prepared WHERE id IN "
-            f"({', '.join(map(str, sorted(linked))) or 'NULL'}) "
-            f"ORDER BY {order_by_sql(config.election)}"
-        )
-    ]
-
     def score_of(x: int, y: int) -> float:
         texts = fetch_texts(conn, ctx.layout, (x, y))
         return vec.verdict_scores(model, spec, [texts[x]], [texts[y]])[0]
 
-    assigned = group_near(order, group_edges, score_of, config.chain_floor)
-    conn.executemany(
-        "INSERT INTO temp.run_near (id, center, score) VALUES (?, ?, ?)",
-        [(pid, c, s) for pid, (c, s) in assigned.items()],
-    )
+    # as every method: language guard, reviewers' verdicts, stars in election order
+    edges = cluster_edges(ctx, edges, component, score_of)
     return NearResult(candidates=len(pairs), edges=len(edges))
 
 
