@@ -5,6 +5,6 @@ SELECT (SELECT count(*) FROM {pages}
        (SELECT count(*) FROM temp.run_prepared
         WHERE id NOT IN (SELECT {rowid} FROM {pages})) AS extra,
        (SELECT count(*) FROM temp.run_prepared AS r JOIN {pages} AS p ON p.{rowid} = r.id
-        -- TEXT as a BLOB, as in sql/write_back.sql
+        -- TEXT as a BLOB: sqlite3 decodes the TEXT arguments of a function strictly
         WHERE webdedup_url_hash(CASE typeof(p.{url}) WHEN 'text' THEN CAST(p.{url} AS BLOB)
                                 ELSE p.{url} END) <> r.url_hash) AS moved;

@@ -105,7 +105,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_export_parquet_writes_every_page_with_webdedup_names(corpus: dict[str, Path]) -> None:
     table = pq.read_table(corpus["parquet"])
     assert table.column_names == ["id", "url", "content", "html", "datetime", "crawled",
-                                  "category"]
+                                  "category", "lang"]
     conn = sqlite3.connect(corpus["corpus"])
     want = dict(conn.execute("SELECT id, url FROM pages"))
     conn.close()

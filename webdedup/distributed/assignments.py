@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..algorithms.urls import url_hash
 from ..config import Config
 from ..errors import ConfigError, InputError
 from ..pipeline.context import NearResult, RunContext
@@ -34,6 +35,7 @@ BATCH_ROWS = 20_000
 _PREPARED = (
     "id", "url_hash", "canonical_url", "url_key", "host", "content_hash", "text_len",
     "word_count", "is_external", "is_https", "url_len", "dt", "crawled_ts", "ignored",
+    "lang", "lang_score",
 )
 #: Configuration fields that do not shape the result (and the column mapping, which names
 #: the Parquet's columns on one side and the table's on the other).
@@ -121,6 +123,7 @@ class Assignments:
 
     def verify_pages(self, conn: Any, layout: Layout) -> None:
         """Raise unless ``temp.run_prepared`` holds exactly the table's pages and URLs."""
+        conn.create_function("webdedup_url_hash", 1, _url_hash_sql, deterministic=True)
         missing, extra, moved = conn.execute(
             sql(
                 "assignments_check",
@@ -218,3 +221,10 @@ class Assignments:
         except Exception as exc:  # pyarrow's errors for damaged files
             raise InputError(f"cannot read {where} as Parquet: {exc}") from exc
 
+
+def _url_hash_sql(url: Any) -> str:
+    """``webdedup_url_hash()`` of sql/assignments_check.sql (TEXT comes in as a BLOB: sqlite3
+    decodes a function's TEXT arguments strictly; the URL is decoded leniently, as reads do)."""
+    if isinstance(url, bytes):
+        url = url.decode("utf-8", "replace")
+    return url_hash(url if isinstance(url, str) else None)

@@ -206,6 +206,7 @@ def read_pages(
         pick(columns.datetime, columns.date).alias("datetime"),
         pick(columns.crawled).alias("crawled"),
         pick(columns.category).alias("category"),
+        pick(columns.lang).alias("lang"),
         col(_FILE),
     )
     return df, names
@@ -250,10 +251,10 @@ def _value(v: Any) -> Any:
 
 
 def _page(row: Sequence[Any]) -> PageInput:
-    pid, url, content, html, dt, crawled, category = row
+    pid, url, content, html, dt, crawled, category, lang = row
     return PageInput(
         int(pid), as_text(url), as_text(content), html, _value(dt), _value(crawled),
-        as_text(category),
+        as_text(category), as_text(lang),
     )
 
 
@@ -262,7 +263,7 @@ _PREPARED_TYPES = {
     "id": "int64", "url_hash": "string", "canonical_url": "string", "url_key": "string",
     "host": "string", "content_hash": "string", "text_len": "int64", "word_count": "int64",
     "is_external": "int64", "is_https": "int64", "url_len": "int64", "dt": "float64",
-    "crawled_ts": "float64", "ignored": "string",
+    "crawled_ts": "float64", "ignored": "string", "lang": "string", "lang_score": "float64",
 }
 
 
@@ -527,7 +528,7 @@ class _Run:
         from daft.functions import when
 
         prep = _prepare_udf(self.config, self.spec)
-        inputs = ("id", "url", "content", "html", "datetime", "crawled", "category")
+        inputs = ("id", "url", "content", "html", "datetime", "crawled", "category", "lang")
         prepared = pages.select(col("id").alias("_id"), prep(*map(col, inputs))).exclude("_id")
         if self.config.n_min > 0:
             small = (

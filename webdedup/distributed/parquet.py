@@ -1,8 +1,9 @@
 """The hand-off from SQLite to Parquet: a database's pages as Parquet files (``export --parquet``).
 
 One row a page: ``id`` (the rowid), ``url``, ``content``, ``html``, ``datetime``, ``crawled``,
-``category`` — webdedup's names, whatever the crawler calls its columns, so ``webdedup daft``
-reads them without a mapping. Works before any ``webdedup db`` run; the database is only read.
+``category``, ``lang`` (the crawler's own language column, else NULL) — webdedup's names,
+whatever the crawler calls its columns, so ``webdedup daft`` reads them without a mapping.
+Works before any ``webdedup db`` run; the database is only read.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ..store.state import stored_columns
 #: Rows per Parquet file (and per read from SQLite).
 ROWS_PER_FILE = 50_000
 #: The columns written, in order.
-PARQUET_COLUMNS = ("id", "url", "content", "html", "datetime", "crawled", "category")
+PARQUET_COLUMNS = ("id", "url", "content", "html", "datetime", "crawled", "category", "lang")
 
 
 @dataclass(frozen=True)
