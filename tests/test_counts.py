@@ -111,7 +111,40 @@ def test_every_output_counts_the_demo_crawl_alike(tmp_path: Path) -> None:
     assert len(headings) == counts["groups"]  # the demo has fewer groups than the page cap
     assert Counter(k for _, k in headings) == Counter({k: counts[f"{k}_groups"] for k in KINDS})
     assert sum(int(n) - 1 for n, _ in headings) == counts["duplicates"]
+    # each heading names its own group's kind (not, say, its last member's)
+    by_id = dict(re.findall(r"<h2>Group (\d+) · \d+ pages · (url|exact|near) group", page))
+    assert by_id == {str(g["id"]): g["kind"] for g in every}
     line = (f"{counts['pages']} pages: {counts['groups']} groups ({counts['url_groups']} URL, "
             f"{counts['exact_groups']} exact, {counts['near_groups']} near) holding "
             f"{counts['duplicates']} duplicates")
     assert line in page
+
+
+def test_a_group_heading_names_the_groups_kind_not_its_last_members() -> None:
+    from webdedup.output.html_review import render_group
+
+    def row(pid: int, kind: str | None) -> dict:
+        return {"id": pid, "url": f"https://a.example/{pid}", "title": None, "canonical_url": None,
+                "content_hash": None, "is_canonical": int(kind is None), "dup_kind": kind,
+                "dup_score": None, "edge_score": None, "edge_method": None, "lang": None,
+                "text": "some words", "html": None, "dup_group": 1, "size": 3,
+                "group_kind": "near"}
+
+    section = render_group(1, 3, [row(1, None), row(2, "near"), row(3, "url")], "near")
+    assert "<h2>Group 1 · 3 pages · near group" in section
+
+
+def test_after_prune_no_list_of_the_html_page_names_a_group(tmp_path: Path) -> None:
+    """The table of contents and the size picture read the one definition of a group too: a
+    pruned table (canonicals only) has no group left in any of them."""
+    from conftest import crawl_with_duplicates, write_pages
+
+    db = write_pages(tmp_path / "c.sqlite", crawl_with_duplicates(6))
+    invoke("db", str(db), "-q")
+    page_path = tmp_path / "before.html"
+    invoke("export", str(db), "--html", str(page_path), "-q")
+    assert '<nav class="toc">' in page_path.read_text(encoding="utf-8")
+    invoke("db", str(db), "-q", "--prune")
+    invoke("export", str(db), "--html", str(page_path), "-q")
+    page = page_path.read_text(encoding="utf-8")
+    assert '<nav class="toc">' not in page and '<section class="group"' not in page

@@ -604,7 +604,7 @@ def export_command(
         with errors_to_exit_codes():
             write_datasette_metadata(path, datasette_path, busy_timeout=busy_timeout)
         if not quiet:
-            click.echo(f"Datasette metadata: {datasette_path}")
+            click.echo(f"Datasette metadata: {datasette_path}", err=True)
     if not (json_path or csv_path or html_path):
         if parquet_dir is not None or datasette_path:
             return

@@ -12,7 +12,8 @@ SELECT p.{rowid}, p.dup_group, p.dup_group_size, p.is_canonical, p.dup_kind, p.d
        p.{url}, {title}, w.host, {lang}
 FROM {pages} AS p
 LEFT JOIN main._webdedup_prepared AS w ON w.id = p.{rowid}
-WHERE p.dup_group_size > 1;
+-- {groups} is sql/group_kinds.sql: the one definition of a group (webdedup/store/counts.py)
+WHERE p.dup_group IN (SELECT dup_group FROM {groups});
 CREATE INDEX temp.review_members_group ON review_members(dup_group);
 DROP TABLE IF EXISTS temp.review_groups;
 CREATE TEMP TABLE review_groups (

@@ -351,8 +351,8 @@ def render_group(
         if canonical is None:
             canonical = _page(row)
             continue
-        kind = row["dup_kind"] or "?"
-        kinds[kind] = kinds.get(kind, 0) + 1
+        member_kind = row["dup_kind"] or "?"
+        kinds[member_kind] = kinds.get(member_kind, 0) + 1
         if len(pairs) < MAX_MEMBERS:
             pairs.append(_pair(canonical, _page(row)))
         elif len(listed) < MAX_LISTED:

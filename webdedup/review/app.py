@@ -25,6 +25,7 @@ from ..output.html_review import CSS, MAX_MEMBERS, _e, _link, _words, inline_dif
 from ..output.pictures import pictures_html
 from ..output.source import KINDS, Source, counts, last_run, read_layout
 from ..store import connect, migrate, quote, run_script, sql, table_columns, transaction
+from ..store.counts import groups_subquery
 from ..store.pages import as_text
 from ..store.verdicts import Verdict, add_verdict, read_verdicts, withdraw_verdict
 
@@ -227,6 +228,7 @@ class ReviewApp:
                     url=quote(source.url),
                     title=source.column("p", source.title),
                     lang=source.column("p", lang),
+                    groups=groups_subquery(quote(source.table)),
                 )
             finally:
                 conn.execute("COMMIT")
