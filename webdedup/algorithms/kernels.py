@@ -97,8 +97,10 @@ def _is_unspaced(cp: int) -> bool:
 
 @nb.njit(cache=True, nogil=True, inline="always")
 def _decode(buf: np.ndarray, i: int, n: int) -> tuple[int, int]:
-    """The code point of the (non-ASCII) UTF-8 sequence at ``buf[i]`` and its width."""
+    """The code point of the UTF-8 sequence at ``buf[i]`` and its width (in bytes)."""
     b = np.int64(buf[i])
+    if b < 0x80:
+        return b, 1
     if b < 0xE0:
         cp, width = b & 0x1F, 2
     elif b < 0xF0:
@@ -127,11 +129,7 @@ def _length_parts(buf: np.ndarray) -> tuple[int, int, int]:
     in_run = False
     i = 0
     while i < n:
-        b = np.int64(buf[i])
-        if b < 0x80:
-            cp, width = b, 1
-        else:
-            cp, width = _decode(buf, i, n)
+        cp, width = _decode(buf, i, n)
         if _is_space(cp):
             in_run = False
         elif _is_unspaced(cp):
@@ -227,11 +225,7 @@ def _token_crc32(buf: np.ndarray, table: np.ndarray) -> np.ndarray:
     crc = 0xFFFFFFFF  # the CRC-32 of the run being read, updated byte by byte
     i = 0
     while i < n:
-        b = np.int64(buf[i])
-        if b < 0x80:
-            cp, width = b, 1
-        else:
-            cp, width = _decode(buf, i, n)
+        cp, width = _decode(buf, i, n)
         if _is_space(cp) or _is_unspaced(cp):
             if in_run:
                 out[count] = crc ^ 0xFFFFFFFF
