@@ -4,6 +4,7 @@
     python scripts/torture.py                       # the defaults (~10 min on 2 cores)
     python scripts/torture.py --kills 40 --writer-runs 20 --pages 200000 --identical 200000
     python scripts/torture.py --skip-large          # kills and the writer only (~3 min)
+    python scripts/torture.py --lock-only --pages 200000   # the write lock only (~4 min)
 
 1. SIGKILL of ``webdedup db`` (first run, incremental run, ``--prune``), ``webdedup restore``
    and ``webdedup ingest`` at seeded random moments; after each: ``integrity_check`` ok, no
@@ -54,8 +55,16 @@ from webdedup import Deduplicator
 t0 = time.perf_counter()
 r = Deduplicator().run_on_db(sys.argv[1])
 print(json.dumps({"wall": time.perf_counter() - t0, "timings": r.timings, "pages": r.pages,
-                  "exact": r.exact_duplicates}))
+                  "exact": r.exact_duplicates, "write": r.phases.get("write_back", {})}))
 """
+
+
+def say_lock(lock: dict) -> None:
+    say(f"full run on {lock['pages']:,} pages: {lock['wall']:.1f} s, write lock held "
+        f"at most {lock['write_lock']:.2f} s at a time ({lock['write_transactions']} "
+        f"write transactions, {lock['write_lock_total']:.2f} s in all); crawler "
+        f"meanwhile: {lock['writer_transactions']} transactions, "
+        f"{lock['writer_failed']} failed {lock['writer_errors']}")
 
 
 def say(text: str) -> None:
@@ -194,6 +203,8 @@ def lock_scenario(work: Path, pages: int, corpus: Path | None) -> dict:
     path.unlink()
     return {"pages": result["pages"], "wall": result["wall"],
             "write_lock": result["timings"]["write_lock"],
+            "write_lock_total": result["timings"]["write_lock_total"],
+            "write_transactions": result["write"].get("transactions", 1),
             "write_back": result["timings"]["write_back"],
             "writer_transactions": report["committed"], "writer_failed": report["failures"],
             "writer_errors": report["errors"][:2]}
@@ -227,11 +238,20 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, help="an existing make_corpus.py file to use")
     ap.add_argument("--identical", type=int, default=200_000, help="pages with one text")
     ap.add_argument("--skip-large", action="store_true", help="no --pages/--identical runs")
+    ap.add_argument("--lock-only", action="store_true",
+                    help="only the write-lock run on --pages (with the crawler writing)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = ap.parse_args()
     figures: dict = {}
     with tempfile.TemporaryDirectory(prefix="webdedup-torture-") as tmp:
         work = Path(tmp)
+        if args.lock_only:
+            lock = lock_scenario(work, args.pages, args.corpus)
+            figures["lock"] = lock
+            say_lock(lock)
+            if args.json:
+                print(json.dumps(figures, indent=1))
+            return
         t0 = time.perf_counter()
         scenarios = ("db-first", "db-incremental", "db-prune", "restore", "ingest")
         kills = {name: kill_scenario(work, name, args.kills, args.originals)
@@ -254,9 +274,7 @@ def main() -> None:
         if not args.skip_large:
             lock = lock_scenario(work, args.pages, args.corpus)
             figures["lock"] = lock
-            say(f"full run on {lock['pages']:,} pages: {lock['wall']:.1f} s, write lock held "
-                f"{lock['write_lock']:.2f} s; crawler meanwhile: {lock['writer_transactions']} "
-                f"transactions, {lock['writer_failed']} failed {lock['writer_errors']}")
+            say_lock(lock)
             same = identical_scenario(work, args.identical)
             figures["identical"] = same
             say(f"{same['pages']:,} identical pages: {same['wall']:.1f} s "

@@ -219,6 +219,17 @@ def cli() -> None:
 )
 @busy_timeout_option(default=None)
 @click.option(
+    "--write-lock",
+    type=click.FloatRange(min=0, max=MAX_BUSY_TIMEOUT),
+    callback=_finite,
+    default=None,
+    metavar="SECONDS",
+    help="About the longest one write transaction may hold the write lock: a larger write "
+    "(a first run on a big crawl) is split into transactions of about this length; 0 writes "
+    "everything in one transaction. Keep it well under the crawler's own busy timeout "
+    "[default: 1].",
+)
+@click.option(
     "--chunk-size",
     type=int,
     default=None,
@@ -276,7 +287,9 @@ def db_command(
 
     Adds and fills the columns canonical_url, content_hash, exact_group_size, dup_group,
     dup_group_size, canonical_id, is_canonical, dup_kind and dup_score on every page, in one
-    transaction at the end. Nothing is deleted unless --prune is given.
+    transaction at the end; a write larger than --write-lock allows (a first run on a big
+    crawl) goes in transactions of about that length, so a crawler never waits long.
+    Nothing is deleted unless --prune is given.
 
     The first run is full and installs triggers on the table; later runs (say, nightly) only
     process the pages inserted, updated or deleted since, and give the same result a full run

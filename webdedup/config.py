@@ -101,6 +101,7 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "chain_floor": ((int, float), "a number"),
     "chunk_size": ((int,), "an integer"),
     "busy_timeout": ((int, float), "a number of seconds"),
+    "write_lock": ((int, float), "a number of seconds"),
     "workers": ((int,), "an integer"),
     "languages": ((list, tuple), "a list of language codes"),
     "detect_language": ((bool,), "true or false"),
@@ -159,6 +160,10 @@ class Config:
     ``detect_language``: detect each page's language (py3langid, the ``lang`` extra) when
     the crawler's table has no language column. Off by default: it costs about as much CPU
     as the rest of a run (README, "Language"); ``languages`` turns it on.
+    ``write_lock``: about the longest, in seconds, that one write transaction of a run may
+    hold the database's write lock. A write estimated to take longer (a first or full run
+    on a big crawl rewrites every row) is split into transactions of about that length;
+    ``0`` writes everything in one transaction whatever it costs (README, "Heavy load").
     ``embedder`` (``vectors`` only): ``"module:function"``, a function that takes a list of
     normalized texts and returns one vector a text (e.g. a neural sentence embedding) used
     instead of the reduced TF-IDF vectors to find candidates
@@ -181,6 +186,7 @@ class Config:
     chain_floor: float = 0.5
     chunk_size: int = 256
     busy_timeout: float = 5.0
+    write_lock: float = 1.0
     workers: int = 0
     languages: tuple[str, ...] = ()
     detect_language: bool = False
@@ -222,6 +228,11 @@ class Config:
             raise ConfigError(
                 f"busy_timeout must be 0 to {MAX_BUSY_TIMEOUT:,.0f} seconds, "
                 f"got {self.busy_timeout!r}"
+            )
+        if not 0 <= float(self.write_lock) <= MAX_BUSY_TIMEOUT:  # also NaN
+            raise ConfigError(
+                f"write_lock must be 0 (one transaction) to {MAX_BUSY_TIMEOUT:,.0f} seconds, "
+                f"got {self.write_lock!r}"
             )
         if int(self.workers) < 0:
             raise ConfigError(f"workers must be 0 (all cores) or more, got {self.workers!r}")

@@ -47,6 +47,10 @@ class DatabaseLocked(WebdedupError):
     exit_code = 4
 
 
+class ConcurrentRun(DatabaseLocked):
+    """Another webdedup run wrote to the database while this one was running."""
+
+
 class ReadOnlyDatabase(WebdedupError):
     """The database file (or its folder, needed for the WAL) cannot be written."""
 

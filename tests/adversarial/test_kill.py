@@ -1,7 +1,8 @@
 """SIGKILL at seeded random moments: of ``webdedup db`` (first run, incremental run, with
 ``--prune``), of ``webdedup ingest`` and of ``webdedup restore``. Afterwards the file passes
 ``PRAGMA integrity_check``, no page is lost or changed, and a rerun equals an uninterrupted
-run on a twin. And a killed main process leaves none of its pool workers behind.
+run on a twin (also when the write is split into many transactions: ``--write-lock``).
+And a killed main process leaves none of its pool workers behind.
 
 The moments are drawn between the start of the process and the end of an uninterrupted run
 of the same command (timed on the twin), so they land in every phase, imports included.
@@ -71,11 +72,11 @@ def kill_repeatedly(rng: random.Random, seconds: float, kills: int, *args: str,
     return landed
 
 
-@pytest.mark.parametrize("scenario", ["first", "incremental", "prune"])
+@pytest.mark.parametrize("scenario", ["first", "incremental", "prune", "batched"])
 def test_sigkill_db_at_random_moments(tmp_path, scenario):
     rng = random.Random(f"db-{scenario}")
     path, twin = twins(tmp_path)
-    extra = ["--prune"] if scenario == "prune" else []
+    extra = {"prune": ["--prune"], "batched": ["--write-lock", "0.000001"]}.get(scenario, [])
     if scenario == "incremental":
         for p in (path, twin):
             run("db", str(p))

@@ -5,7 +5,7 @@
 3. :mod:`.phase3_elect_exact` — one winner per text shared by URL groups;
 4. :mod:`.phase4_near` — near-duplicate candidates, verification and groups
    (:mod:`.phase4_window` for the ``levenshtein`` window);
-5. :mod:`.phase5_write_back` — the one write transaction.
+5. :mod:`.phase5_write_back` — the write: one transaction, or a large one in batches.
 
 :mod:`.run` runs them over a database (``run_on_db``), :mod:`.in_memory` over a list of pages
 (``run_on_list``, the same phases on an in-memory SQLite database), :mod:`.prune` removes and

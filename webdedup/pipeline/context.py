@@ -42,6 +42,10 @@ class RunContext:
     only: set[int] | None = None  #: phase 1 prepares only these page ids (changed pages)
     plan: Plan | None = None  #: full or incremental, and the queue rows this run consumes
     missed_changes: bool = False  #: the table changed while an untracked run read it
+    #: ``_webdedup_meta.write_generation`` as this run read it, then as it last wrote it
+    generation: str | None = None
+    #: phase 5 writes ahead in batches (a write larger than ``Config.write_lock`` allows)
+    batched_write: bool = False
     #: what each phase reported (its result's counts), for the run row
     phase_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     #: window scores the levenshtein phase keeps for its reruns within this run
@@ -121,4 +125,5 @@ class NearResult(PhaseResult):
 
 @dataclass(frozen=True)
 class WriteBackResult(PhaseResult):
-    written: int
+    written: int  #: rows of pages whose annotation was written
+    transactions: int = 1  #: write transactions (more than one: a batched write)

@@ -101,7 +101,8 @@ def run_on_list(pages: Iterable[Mapping[str, Any]], config: Config) -> list[dict
     try:
         conn.execute(sql("in_memory_pages"))
         conn.executemany(sql("in_memory_insert"), rows)
-        run_on_db(conn, replace(config, columns=Columns()))
+        # no other connection can wait for an in-memory database: one write transaction
+        run_on_db(conn, replace(config, columns=Columns(), write_lock=0))
         out = {row[0]: dict(zip(("id", *RESULT_KEYS), row, strict=True))
                for row in conn.execute(sql("in_memory_results"))}
         return [out[r[0]] for r in rows]

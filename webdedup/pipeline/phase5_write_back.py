@@ -6,15 +6,75 @@ one short write transaction opened by the pipeline: migrations, the output colum
 ``pages`` when missing, the annotations (only the rows whose annotation changes), webdedup's
 state tables (copied as they are) and the change-tracking triggers (the run row and the
 optional prune follow in the same transaction). A crawler waits for that transaction only.
+
+A large write (a first run, or any full run, on a big crawl) would hold the lock for as long
+as it takes to rewrite every row: SQLite rewrites a row's whole record, text included, to
+add its annotation. :func:`batched` tells when the write is estimated to take longer than
+``Config.write_lock`` seconds; :func:`write_ahead` then writes the annotations and a full
+run's state in transactions sized to that (each measured, the next sized from it), so a
+crawler never waits longer than about ``write_lock``. The first of them marks the stored
+state as being rewritten (the next run is then full if this one dies halfway), and every one
+checks that no other run wrote meanwhile; :func:`run` finishes in the last, short one.
 """
 
 from __future__ import annotations
 
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from functools import partial
+
+from ..errors import ConcurrentRun
 from ..incremental.plan import MISSED
-from ..store import migrate, quote, run_script
+from ..store import migrate, quote, run_script, sql
 from ..store.schema import add_output_columns, install_triggers, record_annotated
-from ..store.state import set_meta
+from ..store.state import meta_value, set_meta
 from .context import RunContext, WriteBackResult
+
+#: ``_webdedup_meta`` key: a count a run moves on when it starts to write (and again in its
+#: last transaction); each of its transactions checks it still holds the value the run read
+#: (or wrote last), so two runs never interleave their writes: the second to write stops.
+GENERATION = "write_generation"
+#: What the next run is told when this one stops between its batched transactions.
+INTERRUPTED = (
+    "the last run stopped while it wrote its results in batches (some pages carry its "
+    "annotations, others the run before's): running a full pass once more"
+)
+#: Bytes per second a rewrite of rows is estimated at, to decide whether a write fits in
+#: ``write_lock`` (a low figure for a laptop disk: a slower disk only makes batches smaller).
+WRITE_RATE = 64 * 2**20
+MIN_BATCH = 16  # rows: the smallest batch, however slow the disk
+#: Seconds between two batches: a crawler waiting for the lock gets it then. SQLite's busy
+#: handler (Python's ``timeout``) retries at least every 100 ms; with no pause the next batch
+#: would take the lock again first, and a crawler could wait out its timeout across batches.
+PAUSE = 0.15
+FIRST_BATCH = 2_000  # rows: the largest first batch of a table, before any was timed
+_LOWEST, _HIGHEST = -(2**63), 2**63 - 1  # rowid bounds: a batch with no limit on that side
+
+
+@dataclass(frozen=True)
+class StateCopy:
+    """A state table of ``main`` and the run's TEMP table it is replaced by (full runs)."""
+
+    main: str
+    temp: str
+    key: tuple[str, ...]  # the TEMP table's key: a batched copy walks it in order
+    same_columns: bool = True  # same columns in the same order: copied with SELECT *
+
+
+#: Every state table a full run replaces, and from where.
+STATE = (
+    StateCopy("_webdedup_prepared", "run_prepared", ("id",)),
+    StateCopy("_webdedup_sketches", "run_sketches", ("id",)),
+    StateCopy("_webdedup_bands", "run_bands", ("band_key", "id")),
+    StateCopy("_webdedup_edges", "run_edges", ("a", "b")),
+    StateCopy("_webdedup_nodes", "run_lev_nodes", ("id",), same_columns=False),
+    StateCopy("_webdedup_verified", "run_verified", ("hash_a", "hash_b")),
+)
+
+Hold = Callable[[], AbstractContextManager[None]]  # one timed write transaction
 
 
 def prepare(ctx: RunContext) -> None:
@@ -27,11 +87,78 @@ def prepare(ctx: RunContext) -> None:
         url=quote(layout.url),
         rowid=quote(layout.rowid),
     )
-    if ctx.plan is not None and ctx.plan.mode == "full":
+    ctx.batched_write = batched(ctx)
+    if ctx.plan is not None and ctx.plan.mode == "full" and not ctx.batched_write:
         run_script(ctx.conn, "write_prepare_full")
 
 
-def run(ctx: RunContext) -> WriteBackResult:
+def batched(ctx: RunContext) -> bool:
+    """Whether the write is estimated to hold the lock longer than ``write_lock`` seconds.
+
+    Estimate: the rows to annotate times the database's bytes per page row (state included,
+    so it errs on the large side), twice for a full run, which also rewrites the state.
+    """
+    limit = float(ctx.config.write_lock)
+    if limit <= 0:
+        return False
+    rows = int(ctx.conn.execute("SELECT count(*) FROM temp.run_write").fetchone()[0])
+    full = ctx.plan is not None and ctx.plan.mode == "full"
+    return rows * _row_bytes(ctx) * (2 if full else 1) > limit * WRITE_RATE
+
+
+def _row_bytes(ctx: RunContext) -> float:
+    """The database's bytes per page row (its state included: errs on the large side)."""
+    conn = ctx.conn
+    size = int(conn.execute("PRAGMA main.page_count").fetchone()[0]) * int(
+        conn.execute("PRAGMA main.page_size").fetchone()[0]
+    )
+    return size / max(ctx.total_pages, 1)
+
+
+def write_ahead(ctx: RunContext, hold: Hold, changed_since: Callable[[], bool]) -> int:
+    """The batched part of a large write, each batch its own timed transaction (``hold``).
+
+    Marks the stored state as being rewritten and adds the output columns; a full run then
+    installs the triggers (``changed_since()``: whether another connection wrote since the
+    snapshot, which sets ``ctx.missed_changes`` when nothing tracked it) and replaces the
+    state tables; then ``pages`` is annotated in rowid order. Returns the rows written.
+    What is left (an incremental run's state, the queue, the run row) is :func:`run`'s.
+    """
+    conn, layout, plan = ctx.conn, ctx.layout, ctx.plan
+    if plan is None:
+        raise ValueError("phase 5 needs the run's plan (RunContext.plan)")
+    with hold():
+        migrate(conn)
+        claim(ctx)
+        add_output_columns(conn, layout.table)
+        record_annotated(conn, layout.table)
+        set_meta(conn, MISSED, INTERRUPTED)
+    time.sleep(_pause(ctx))
+    if plan.mode == "full":
+        with hold():  # the triggers track every change from here on: queue what came before
+            _check(ctx)
+            ctx.missed_changes = not plan.tracked and changed_since()
+            install_triggers(conn, layout)
+            run_script(conn, "queue_unseen", pages=quote(layout.table), rowid=quote(layout.rowid))
+        time.sleep(_pause(ctx))
+        for copy in STATE:
+            with hold():
+                _check(ctx)
+                conn.execute(f"DELETE FROM main.{quote(copy.main)}")
+            time.sleep(_pause(ctx))
+            columns = ", ".join(quote(c) for c in _columns(conn, copy.main))
+            insert = (
+                f"INSERT INTO main.{quote(copy.main)} ({columns}) SELECT {columns} "
+                f"FROM temp.{quote(copy.temp)} WHERE "
+            )
+            _batches(ctx, copy.temp, copy.key, hold, partial(_execute, conn, insert))
+    before = conn.total_changes
+    statement = _write_back_sql(ctx)
+    _batches(ctx, "run_write", ("id",), hold, lambda _, params: conn.execute(statement, params))
+    return conn.total_changes - before
+
+
+def run(ctx: RunContext, *, ahead: int | None = None) -> WriteBackResult:
     """Annotate ``pages`` and save the run's state (call inside the write transaction).
 
     A full run replaces all state and (re)installs the change-tracking triggers; an
@@ -39,27 +166,26 @@ def run(ctx: RunContext) -> WriteBackResult:
     changes it read (``seq <= plan.max_seq``); changes queued since stay for the next run.
     ``ctx.missed_changes``: the table changed during a run that had no triggers yet (rows
     updated meanwhile are unknown), so the next run is told to be full. Needs
-    :func:`prepare` first.
+    :func:`prepare` first; ``ahead``: the rows :func:`write_ahead` annotated (it also wrote
+    a full run's state), None when it did not run.
     """
     conn, layout, plan = ctx.conn, ctx.layout, ctx.plan
     if plan is None:
         raise ValueError("phase 5 needs the run's plan (RunContext.plan)")
     migrate(conn)
-    add_output_columns(conn, layout.table)
-    record_annotated(conn, layout.table)
-    before = conn.total_changes
-    run_script(
-        conn,
-        "write_back",
-        pages=quote(layout.table),
-        url=quote(layout.url),
-        rowid=quote(layout.rowid),
-    )
-    written = conn.total_changes - before
+    claim(ctx)
+    written = ahead or 0
+    if ahead is None:
+        add_output_columns(conn, layout.table)
+        record_annotated(conn, layout.table)
+        before = conn.total_changes
+        conn.execute(_write_back_sql(ctx), {"after": _LOWEST, "upto": _HIGHEST})
+        written = conn.total_changes - before
     if plan.mode == "incremental":
         run_script(conn, "save_state_incremental")
-    else:
-        run_script(conn, "save_state")
+    elif ahead is None:  # (write_ahead did this for a batched full run)
+        for copy in STATE:
+            _copy_whole(conn, copy)
         install_triggers(conn, layout)
         # rows inserted after this run's snapshot, maybe before the triggers existed
         run_script(conn, "queue_unseen", pages=quote(layout.table), rowid=quote(layout.rowid))
@@ -71,6 +197,126 @@ def run(ctx: RunContext) -> WriteBackResult:
             f"{layout.table!r} changed while the last run read it, before its changes "
             "were tracked: running a full pass once more",
         )
-    elif plan.mode == "full":
+    elif plan.mode == "full" or ahead is not None:  # ahead: the mark write_ahead left
         conn.execute("DELETE FROM _webdedup_meta WHERE key = ?", (MISSED,))
     return WriteBackResult(written=written)
+
+
+def claim(ctx: RunContext) -> None:
+    """Check that no other run wrote since this one read (or wrote last), and say this one
+    writes now (inside a write transaction)."""
+    _check(ctx)
+    ctx.generation = str(int(ctx.generation or 0) + 1)
+    set_meta(ctx.conn, GENERATION, ctx.generation)
+
+
+def _check(ctx: RunContext) -> None:
+    if meta_value(ctx.conn, GENERATION) != ctx.generation:
+        raise ConcurrentRun(
+            "another webdedup run wrote to this database while this one was running; "
+            "this run stopped without finishing its write (the next run makes up for it): "
+            "run 'webdedup db' again, one run at a time"
+        )
+
+
+def _write_back_sql(ctx: RunContext) -> str:
+    layout = ctx.layout
+    return sql(
+        "write_back",
+        pages=quote(layout.table),
+        url=quote(layout.url),
+        rowid=quote(layout.rowid),
+    )
+
+
+def _execute(
+    conn: sqlite3.Connection, prefix: str, where: str, params: dict[str, object]
+) -> None:
+    conn.execute(prefix + where, params)
+
+
+def _copy_whole(conn: sqlite3.Connection, copy: StateCopy) -> None:
+    """One state table replaced in one statement: SQLite copies rows and index entries as
+    they are between tables of the same columns and indexes (``write_prepare_full``)."""
+    conn.execute(f"DELETE FROM main.{quote(copy.main)}")
+    if copy.same_columns:
+        conn.execute(f"INSERT INTO main.{quote(copy.main)} SELECT * FROM temp.{quote(copy.temp)}")
+        return
+    columns = _columns(conn, copy.main)
+    order = ", ".join(quote(c) for c in _primary_key(conn, copy.main))
+    listed = ", ".join(quote(c) for c in columns)
+    conn.execute(
+        f"INSERT INTO main.{quote(copy.main)} ({listed}) SELECT {listed} "
+        f"FROM temp.{quote(copy.temp)} ORDER BY {order}"
+    )
+
+
+def _batches(
+    ctx: RunContext,
+    temp: str,
+    key: Sequence[str],
+    hold: Hold,
+    write: Callable[[str, dict[str, object]], object],
+) -> None:
+    """Walk ``temp.<temp>`` in ``key`` order a batch at a time, each batch written by
+    ``write(condition, parameters)`` inside its own timed write transaction (``hold``).
+
+    The parameters also carry the batch's first and last key as ``:after`` (exclusive) and
+    ``:upto`` (inclusive) when ``key`` is one integer (the ``write_back`` statement's form).
+    The batch after a timed one is sized to take about 0.6 ``write_lock`` seconds (room for
+    a slower one), growing at most threefold from one batch to the next.
+    """
+    conn, target = ctx.conn, float(ctx.config.write_lock)
+    cols = ", ".join(quote(c) for c in key)
+    marks = ", ".join(f":{n}" for n in _names("a", key))
+    ends = ", ".join(f":{n}" for n in _names("b", key))
+    source = f"temp.{quote(temp)}"
+    if conn.execute(f"SELECT 1 FROM {source} LIMIT 1").fetchone() is None:
+        return
+    after: tuple[object, ...] | None = None
+    # the first batch as if its rows were page rows, at WRITE_RATE; then as measured
+    rows = max(MIN_BATCH, min(FIRST_BATCH, int(target * WRITE_RATE / _row_bytes(ctx))))
+    while True:
+        lower = "1" if after is None else f"({cols}) > ({marks})"
+        params: dict[str, object] = dict(zip(_names("a", key), after or (), strict=False))
+        upto = conn.execute(
+            f"SELECT {cols} FROM {source} WHERE {lower} ORDER BY {cols} LIMIT 1 OFFSET :n",
+            params | {"n": rows - 1},
+        ).fetchone()
+        upper = "1" if upto is None else f"({cols}) <= ({ends})"
+        params |= dict(zip(_names("b", key), upto or (), strict=False))
+        params["after"] = _LOWEST if after is None else after[0]
+        params["upto"] = _HIGHEST if upto is None else upto[0]
+        if ctx.on_phase is not None:  # between two transactions (the tests kill here)
+            ctx.on_phase("write_batch")
+        start = time.perf_counter()
+        with hold():
+            _check(ctx)
+            write(f"{lower} AND {upper} ORDER BY {cols}", params)
+        took = time.perf_counter() - start
+        time.sleep(_pause(ctx))
+        if upto is None:
+            return
+        after = tuple(upto)
+        factor = min(3.0, max(0.25, 0.6 * target / took)) if took > 0 else 3.0
+        rows = max(MIN_BATCH, int(rows * factor))
+
+
+def _pause(ctx: RunContext) -> float:
+    """:data:`PAUSE`, or ``write_lock`` when that is shorter (a pause longer than the
+    batches would only slow the run)."""
+    return min(PAUSE, float(ctx.config.write_lock))
+
+
+def _names(prefix: str, key: Sequence[str]) -> list[str]:
+    return [f"{prefix}{i}" for i in range(len(key))]
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    """A table's columns, in order."""
+    return [r[1] for r in conn.execute(f"PRAGMA main.table_info({quote(table)})")]
+
+
+def _primary_key(conn: sqlite3.Connection, table: str) -> list[str]:
+    rows = conn.execute(f"PRAGMA main.table_info({quote(table)})").fetchall()
+    return [r[1] for r in sorted(rows, key=lambda r: r[5]) if r[5]]

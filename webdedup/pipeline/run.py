@@ -1,8 +1,10 @@
 """One run over a crawl database: the phases in order, on one read snapshot, then one write.
 
 Phases 1-4 read ``pages`` inside one read transaction and write only to TEMP work tables, so
-a run killed at any point before the final commit leaves the database exactly as it was.
-Phase 5 is one short ``BEGIN IMMEDIATE`` transaction.
+a run killed at any point before the write leaves the database exactly as it was. Phase 5 is
+one short ``BEGIN IMMEDIATE`` transaction; a write too large for ``Config.write_lock`` is
+split into transactions of about that length (:mod:`.phase5_write_back`), after which a run
+killed halfway leaves the next run a full one.
 
 Example::
 
@@ -46,7 +48,7 @@ from ..store.counts import Counts
 from ..store.counts import count as count_pages
 from ..store.layout import Layout
 from ..store.schema import foreign_output_columns
-from ..store.state import set_meta, stored_columns
+from ..store.state import meta_value, set_meta, stored_columns
 from ..store.verdicts import cannot_links, pin_ranks, read_verdicts
 from ..version import __version__
 from . import (
@@ -165,38 +167,54 @@ def run_on_db(
             snap = _loaded_phases(ctx, loaded, on_message)
         plan, near = snap.plan, snap.near
         pruned = 0
-        lock: dict[str, float] = {}
-        with ctx.phase("write_back"), _held(lock), transaction(conn):
-            # another connection committed since the snapshot while nothing queued changes:
-            # updated rows cannot be told apart, so the next run must be full
-            ctx.missed_changes = not plan.tracked and _data_version(conn) != snap.version
-            ctx.record("write_back", phase5_write_back.run(ctx))
-            counts = count_pages(conn, layout.table)  # what was found, before pruning
-            if prune:
-                pruned = phase_prune(conn, layout.table)
-            result = RunResult(
-                run_id=0,
-                mode=plan.mode,
-                method=config.method,
-                pages=ctx.total_pages,
-                processed=snap.processed,
-                ignored=counts.ignored,
-                url_duplicates=counts.url_duplicates,
-                exact_duplicates=counts.exact_duplicates,
-                near_duplicates=counts.near_duplicates,
-                groups=counts.groups,
-                renumbered=snap.renumbered,
-                pruned=pruned,
-                candidates=near.candidates,
-                edges=near.edges,
-                wall_seconds=round(time.perf_counter() - t0, 4),
-                timings=dict(ctx.timings),
-                counts=counts.as_dict(),
-            )
-            result.run_id = _record_run(conn, config, started, result)
-            if on_phase is not None:
-                on_phase("commit")
-        ctx.timings["write_lock"] = round(lock["seconds"], 4)  # BEGIN IMMEDIATE to COMMIT
+        holds: list[float] = []  # how long each write transaction held the lock
+        with ctx.phase("write_back"):
+            ahead = None
+
+            def changed_since() -> bool:  # another connection committed since the snapshot
+                return _data_version(conn) != snap.version
+
+            if ctx.batched_write:  # a large write: batches of about config.write_lock seconds
+                ahead = phase5_write_back.write_ahead(
+                    ctx, lambda: _write(conn, holds), changed_since
+                )
+            with _write(conn, holds):
+                # another connection committed since the snapshot while nothing queued
+                # changes: updated rows cannot be told apart, so the next run must be full
+                # (a batched full run knew it when it installed the triggers)
+                if ahead is None or plan.mode == "incremental":
+                    ctx.missed_changes = not plan.tracked and changed_since()
+                written = phase5_write_back.run(ctx, ahead=ahead)
+                ctx.record("write_back", replace(written, transactions=len(holds) + 1))
+                counts = count_pages(conn, layout.table)  # what was found, before pruning
+                if prune:
+                    pruned = phase_prune(conn, layout.table)
+                result = RunResult(
+                    run_id=0,
+                    mode=plan.mode,
+                    method=config.method,
+                    pages=ctx.total_pages,
+                    processed=snap.processed,
+                    ignored=counts.ignored,
+                    url_duplicates=counts.url_duplicates,
+                    exact_duplicates=counts.exact_duplicates,
+                    near_duplicates=counts.near_duplicates,
+                    groups=counts.groups,
+                    renumbered=snap.renumbered,
+                    pruned=pruned,
+                    candidates=near.candidates,
+                    edges=near.edges,
+                    wall_seconds=round(time.perf_counter() - t0, 4),
+                    timings=dict(ctx.timings),
+                    counts=counts.as_dict(),
+                )
+                result.run_id = _record_run(conn, config, started, result)
+                if on_phase is not None:
+                    on_phase("commit")
+        # the longest any write transaction held the lock (BEGIN IMMEDIATE to COMMIT): how
+        # long a crawler may have had to wait; and all of them together
+        ctx.timings["write_lock"] = round(max(holds), 4)
+        ctx.timings["write_lock_total"] = round(sum(holds), 4)
         if own:  # copy the WAL back into the file now, without blocking a crawler
             with ctx.phase("checkpoint"):
                 conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
@@ -239,6 +257,7 @@ def _run_phases(
         conn.execute("BEGIN")  # one read snapshot for phases 1-4
         plan = planning.plan_run(conn, config, layout, full)
         ctx.plan = plan
+        ctx.generation = meta_value(conn, phase5_write_back.GENERATION)
         ctx.incremental = plan.mode == "incremental"
         _load_verdicts(ctx)
         if on_message is not None:
@@ -312,6 +331,7 @@ def _loaded_phases(
         plan = planning.plan_run(conn, ctx.config, ctx.layout, True)
         plan = replace(plan, reason="results computed by 'webdedup daft' (--assignments)")
         ctx.plan = plan
+        ctx.generation = meta_value(conn, phase5_write_back.GENERATION)
         if on_message is not None:
             on_message(f"{plan.mode} run: {plan.reason}")
             verdicts = read_verdicts(conn)
@@ -371,13 +391,14 @@ def _remembered_columns(
 
 
 @contextmanager
-def _held(into: dict[str, float]) -> Iterator[None]:
-    """Time the block around the write transaction: how long a crawler may have to wait."""
+def _write(conn: sqlite3.Connection, holds: list[float]) -> Iterator[None]:
+    """One write transaction, timed into ``holds``: how long a crawler may have to wait."""
     start = time.perf_counter()
     try:
-        yield
+        with transaction(conn):
+            yield
     finally:
-        into["seconds"] = time.perf_counter() - start
+        holds.append(time.perf_counter() - start)
 
 
 def _data_version(conn: sqlite3.Connection) -> int:

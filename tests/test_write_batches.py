@@ -1,0 +1,233 @@
+"""A large write in batches (``Config.write_lock``): the same database as one transaction, a
+crawler waits for one batch at most, a run killed between batches leaves the next run a full
+one, and two runs never interleave their writes.
+
+``write_lock=1e-9`` makes every write "large", so small corpora take the batched path with
+batches of the smallest size (``MIN_BATCH`` rows).
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+
+import pytest
+from conftest import annotations, make_page, real_texts, write_pages
+
+from webdedup import Deduplicator
+from webdedup.config import Config
+from webdedup.errors import ConcurrentRun, ConfigError
+from webdedup.incremental.plan import MISSED
+from webdedup.pipeline.phase5_write_back import GENERATION, INTERRUPTED, STATE
+
+TINY = 1e-9  # every write is larger than this: batched, smallest batches
+
+
+def crawl(n: int = 60) -> list[dict]:
+    """Real texts with near-duplicates (edited, truncated), exact and URL copies."""
+    pages = []
+    for i, rec in enumerate(real_texts()[:n]):
+        words = rec["text"].split()
+        url = f"https://site{i % 5}.example.org/a/{i}"
+        pages.append(make_page(url, rec["text"]))
+        if i % 2 == 0:  # a near-duplicate: a few words changed, on another host
+            edited = [w + "s" if k % 40 == 7 else w for k, w in enumerate(words)]
+            pages.append(make_page(f"https://mirror{i % 3}.example.net/{i}", " ".join(edited)))
+        if i % 3 == 0:  # a truncated copy
+            cut = " ".join(words[: int(len(words) * 0.85)])
+            pages.append(make_page(f"https://syndic.example.com/story/{i}", cut))
+        if i % 4 == 0:  # the same URL again, http and www
+            pages.append(make_page(url.replace("https://", "http://www."), rec["text"]))
+    return pages
+
+
+def state(path) -> dict[str, list]:
+    """Every state table, the queue, and the meta values a run decides with."""
+    conn = sqlite3.connect(path)
+    out = {c.main: conn.execute(f"SELECT * FROM {c.main} ORDER BY 1, 2").fetchall() for c in STATE}
+    out["changes"] = conn.execute("SELECT id, op FROM _webdedup_changes ORDER BY id").fetchall()
+    out["meta"] = conn.execute(
+        "SELECT key, value FROM _webdedup_meta WHERE key NOT IN (?, 'config') ORDER BY key",
+        (GENERATION,),
+    ).fetchall()
+    out["triggers"] = conn.execute(
+        "SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' ORDER BY name"
+    ).fetchall()
+    conn.close()
+    return out
+
+
+def change(path) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE pages SET content = content || ' updated' WHERE id % 7 = 0")
+    conn.execute("INSERT INTO pages (url, content) SELECT url || '?p=2', content FROM pages "
+                 "WHERE id % 11 = 0")
+    conn.execute("DELETE FROM pages WHERE id % 13 = 0")
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("method", ["minhash", "levenshtein"])
+def test_batched_write_equals_one_transaction(tmp_path, method):
+    batched = write_pages(tmp_path / "batched.sqlite", crawl())
+    single = tmp_path / "single.sqlite"
+    shutil.copy(batched, single)
+    for step in ("first", "incremental", "full"):
+        if step == "incremental":
+            change(batched)
+            change(single)
+        full = step == "full"
+        a = Deduplicator(method=method, write_lock=TINY).run_on_db(batched, full=full)
+        b = Deduplicator(method=method, write_lock=0).run_on_db(single, full=full)
+        assert a.mode == b.mode == ("incremental" if step == "incremental" else "full")
+        assert b.phases["write_back"]["transactions"] == 1
+        assert a.phases["write_back"]["transactions"] > 3, a.phases["write_back"]
+        assert a.phases["write_back"]["written"] == b.phases["write_back"]["written"]
+        assert annotations(batched) == annotations(single)
+        assert state(batched) == state(single)
+        assert 0 < a.timings["write_lock"] < a.timings["write_lock_total"]
+    assert a.edges > 0 and a.near_duplicates > 0  # the corpus has something to write
+
+
+def test_a_small_write_stays_one_transaction(tmp_path):
+    path = write_pages(tmp_path / "crawl.sqlite", crawl(20))
+    result = Deduplicator().run_on_db(path)  # write_lock = 1 s: a few hundred KB fit
+    assert result.phases["write_back"]["transactions"] == 1
+    assert result.timings["write_lock"] == result.timings["write_lock_total"]
+
+
+def test_write_lock_is_validated(tmp_path):
+    for bad in (-1, float("nan"), "1s", 10**9):
+        with pytest.raises(ConfigError, match="write_lock"):
+            Config(write_lock=bad)
+    config = tmp_path / "webdedup.toml"
+    config.write_text("write_lock = 0.25\n")
+    assert Config.from_toml(config).write_lock == 0.25
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_a_crawler_writes_between_the_batches(tmp_path, first):
+    """While the run waits between two batches a crawler's insert commits at once (it would
+    wait for the whole write with one transaction); the next run picks the new page up, as
+    an incremental run: a batched full run installs its triggers before its batches, also
+    on the first run."""
+    path = write_pages(tmp_path / "crawl.sqlite", crawl(30))
+    text = real_texts()[200]["text"]
+    seen = []
+
+    def crawler(name: str) -> None:
+        if name == "write_batch" and seen.count(name) == 5:
+            conn = sqlite3.connect(path, timeout=0)  # no waiting: the lock must be free
+            conn.execute("INSERT INTO pages (url, content) VALUES (?, ?)",
+                         ("https://new.example.org/late", text))
+            conn.commit()
+            conn.close()
+        seen.append(name)
+
+    if not first:
+        Deduplicator().run_on_db(path)
+    result = Deduplicator(config=Config(write_lock=TINY), on_phase=crawler).run_on_db(
+        path, full=True
+    )
+    assert result.mode == "full" and seen.count("write_batch") > 5
+    conn = sqlite3.connect(path)
+    late = conn.execute("SELECT id, dup_group FROM pages WHERE url LIKE '%/late'").fetchone()
+    assert late[1] is None  # inserted after the run's snapshot: not annotated by it...
+    conn.close()
+    second = Deduplicator().run_on_db(path)
+    assert second.mode == "incremental" and second.processed >= 1  # ...but queued for the next
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT dup_group FROM pages WHERE id = ?", (late[0],)).fetchone()[0]
+    conn.close()
+
+
+CHILD = """
+import os, signal, sys
+from webdedup import Deduplicator
+from webdedup.config import Config
+seen = []
+def hook(name):
+    seen.append(name)
+    if name == "write_batch" and seen.count(name) == int(sys.argv[2]):
+        os.kill(os.getpid(), signal.SIGKILL)
+full = sys.argv[3] == "full"
+Deduplicator(config=Config(write_lock=1e-9), on_phase=hook).run_on_db(sys.argv[1], full=full)
+"""
+
+
+@pytest.mark.parametrize(
+    ("mode", "batch"), [("full", 1), ("full", 7), ("full", 40), ("incremental", 1)]
+)
+def test_a_run_killed_between_batches_leaves_a_full_run_next(tmp_path, mode, batch):
+    path = write_pages(tmp_path / "crawl.sqlite", crawl(40))
+    twin = tmp_path / "twin.sqlite"
+    Deduplicator().run_on_db(path)  # an earlier run: old annotations and state to mix
+    change(path)
+    shutil.copy(path, twin)
+    conn = sqlite3.connect(path)
+    crawler_columns = conn.execute("SELECT id, url, content FROM pages ORDER BY id").fetchall()
+    conn.close()
+    # killed before its batch number `batch` (a full run replaces the state batch by batch)
+    child = subprocess.run([sys.executable, "-c", CHILD, str(path), str(batch), mode])
+    assert child.returncode == -signal.SIGKILL
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert conn.execute("SELECT id, url, content FROM pages ORDER BY id").fetchall() == (
+        crawler_columns
+    )
+    assert conn.execute("SELECT value FROM _webdedup_meta WHERE key = ?", (MISSED,)).fetchone() == (
+        INTERRUPTED,
+    )
+    conn.close()
+    again = Deduplicator().run_on_db(path)
+    assert again.mode == "full"
+    Deduplicator().run_on_db(twin, full=True)
+    assert annotations(path) == annotations(twin)
+    assert state(path) == state(twin)
+
+
+def test_two_runs_never_interleave_their_writes(tmp_path):
+    """A run that finds, between two of its batches, that another run wrote stops (exit 4's
+    error) and writes nothing more: the other run (full, since the first had marked the
+    state as being rewritten) left the database whole."""
+    path = write_pages(tmp_path / "crawl.sqlite", crawl(30))
+    twin = tmp_path / "twin.sqlite"
+    shutil.copy(path, twin)
+    other: list[object] = []
+
+    def meanwhile(name: str) -> None:
+        if name == "write_batch" and not other:  # another run, start to end, right now
+            other.append(Deduplicator().run_on_db(path))
+
+    with pytest.raises(ConcurrentRun, match="another webdedup run wrote"):
+        Deduplicator(config=Config(write_lock=TINY), on_phase=meanwhile).run_on_db(path)
+    assert ConcurrentRun.exit_code == 4
+    assert other[0].mode == "full"  # type: ignore[attr-defined]
+    nxt = Deduplicator().run_on_db(path)
+    assert nxt.mode == "incremental" and nxt.processed == 0
+    Deduplicator().run_on_db(twin)
+    assert annotations(path) == annotations(twin)
+    assert state(path) == state(twin)
+
+
+def test_a_run_that_computed_while_another_wrote_refuses_to_write(tmp_path):
+    """Two runs read the same state; the second to write finds the first's and stops,
+    even with one transaction each."""
+    path = write_pages(tmp_path / "crawl.sqlite", crawl(20))
+    Deduplicator().run_on_db(path)
+    change(path)
+    done = threading.Event()
+
+    def at(name: str) -> None:
+        if name == "write_back" and not done.is_set():
+            done.set()
+            Deduplicator().run_on_db(path)  # another run writes first
+
+    with pytest.raises(ConcurrentRun):
+        Deduplicator(on_phase=at).run_on_db(path)
+    again = Deduplicator().run_on_db(path)  # the database is whole: nothing left to do
+    assert again.mode == "incremental" and again.processed == 0
