@@ -53,7 +53,7 @@ CHILD = """
 import json, sys, time
 from webdedup import Deduplicator
 t0 = time.perf_counter()
-r = Deduplicator().run_on_db(sys.argv[1])
+r = Deduplicator(write_lock=float(sys.argv[2])).run_on_db(sys.argv[1])
 print(json.dumps({"wall": time.perf_counter() - t0, "timings": r.timings, "pages": r.pages,
                   "exact": r.exact_duplicates, "write": r.phases.get("write_back", {})}))
 """
@@ -179,13 +179,14 @@ def writer_scenario(work: Path, runs: int, originals: int) -> dict:
             "incremental_equals_full": annotations(path) == annotations(twin)}
 
 
-def child_run(path: Path) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True,
+def child_run(path: Path, write_lock: float = 1.0) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, str(path), str(write_lock)],
+                         capture_output=True,
                          text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def lock_scenario(work: Path, pages: int, corpus: Path | None) -> dict:
+def lock_scenario(work: Path, pages: int, corpus: Path | None, write_lock: float = 1.0) -> dict:
     path = work / "large.sqlite"
     if corpus is None:
         corpus = work / f"corpus-{pages}.sqlite"
@@ -197,7 +198,7 @@ def lock_scenario(work: Path, pages: int, corpus: Path | None) -> dict:
     stop = work / "large.stop"
     writer = start_writer(path, "large", stop)
     try:
-        result = child_run(path)
+        result = child_run(path, write_lock)
     finally:
         report = stop_writer(writer, stop)
     path.unlink()
@@ -238,6 +239,8 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, help="an existing make_corpus.py file to use")
     ap.add_argument("--identical", type=int, default=200_000, help="pages with one text")
     ap.add_argument("--skip-large", action="store_true", help="no --pages/--identical runs")
+    ap.add_argument("--write-lock", type=float, default=1.0,
+                    help="the write-lock run's --write-lock (0: one transaction)")
     ap.add_argument("--lock-only", action="store_true",
                     help="only the write-lock run on --pages (with the crawler writing)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON too")
@@ -246,7 +249,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="webdedup-torture-") as tmp:
         work = Path(tmp)
         if args.lock_only:
-            lock = lock_scenario(work, args.pages, args.corpus)
+            lock = lock_scenario(work, args.pages, args.corpus, args.write_lock)
             figures["lock"] = lock
             say_lock(lock)
             if args.json:

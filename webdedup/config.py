@@ -163,7 +163,8 @@ class Config:
     ``write_lock``: about the longest, in seconds, that one write transaction of a run may
     hold the database's write lock. A write estimated to take longer (a first or full run
     on a big crawl rewrites every row) is split into transactions of about that length;
-    ``0`` writes everything in one transaction whatever it costs (README, "Heavy load").
+    ``0`` writes everything in one transaction whatever it costs (README, "Incremental nightly
+    runs").
     ``embedder`` (``vectors`` only): ``"module:function"``, a function that takes a list of
     normalized texts and returns one vector a text (e.g. a neural sentence embedding) used
     instead of the reduced TF-IDF vectors to find candidates

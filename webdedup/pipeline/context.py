@@ -22,6 +22,9 @@ from ..incremental.plan import Plan
 from ..progress import Progress, progress_bar
 from ..store.layout import Layout
 
+#: Called with each phase's name as it starts ("prepare", ... "write_back"), with
+#: "write_batch" before each transaction of a batched write, and with "commit" just before
+#: the run's last commit (tests stop or kill a run there).
 PhaseHook = Callable[[str], None]
 
 
