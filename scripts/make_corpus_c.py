@@ -369,7 +369,7 @@ def build_corpus(path: str, pages: int, seed: int, data: Path = DEFAULT_DATA) ->
             elif kind == "listing_pages":
                 head, foot = rng.choice(frames)
                 for _ in range(2):
-                    listed = "\n".join(next(titles) for _ in range(10))
+                    listed = "\n".join([next(titles) for _ in range(10)])
                     add(f"{_cap(head, 600)}\n{listed}\n{_cap(foot, 600)}", kind,
                         negative=negative)
             else:
