@@ -29,9 +29,11 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
-# those of make_corpus.py, then those of make_corpus_b.py, then make_corpus_reworded.py's
+# those of make_corpus.py, then those of make_corpus_b.py, then make_corpus_reworded.py's,
+# then make_corpus_c.py's
 NEGATIVE_KINDS = ("same_template", "short_boilerplate", "half_replaced", "cjk_same_template",
-                  "aed_template", "cookie_banner", "short_page", "cjk_template", "same_topic")
+                  "aed_template", "cookie_banner", "short_page", "cjk_template", "same_topic",
+                  "shared_footer", "article_parts", "listing_pages", "cjk_shared_nav")
 
 
 def comb2(n: int) -> int:

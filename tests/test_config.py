@@ -112,3 +112,18 @@ def test_busy_timeout_nan_is_a_usage_error(db_builder):
     for command in (["db", str(path)], ["export", str(path), "--json", "-"]):
         result = CliRunner().invoke(cli, [*command, "--busy-timeout", "nan"])
         assert result.exit_code == 2 and "not a number of seconds" in result.output
+
+
+def test_a_database_of_the_older_tokenization_is_rebuilt(monkeypatch, db_builder):
+    """Stored hashes and signatures of normalization version 2 (CJK shingles of five
+    characters) must not meet version 3's trigrams: the next run is a full one."""
+    import webdedup.config as config_module
+    from webdedup.algorithms.text import NORMALIZATION_VERSION
+
+    assert NORMALIZATION_VERSION == 3
+    db = db_builder([make_page(f"https://a.example/{i}", f"page {i} text") for i in range(3)])
+    monkeypatch.setattr(config_module, "NORMALIZATION_VERSION", 2)
+    assert Deduplicator().run_on_db(db).mode == "full"
+    assert Deduplicator().run_on_db(db).mode == "incremental"  # same version: nothing to redo
+    monkeypatch.setattr(config_module, "NORMALIZATION_VERSION", NORMALIZATION_VERSION)
+    assert Deduplicator().run_on_db(db).mode == "full"

@@ -40,21 +40,35 @@ def reference_tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+def reference_values(text: str) -> list[int]:
+    """What shingles combine: crc32 per token, plus 2**32 for a character of UNSPACED."""
+    return [
+        zlib.crc32(t.encode("utf-8", "surrogatepass")) + (1 << 32) * bool(UNSPACED.fullmatch(t))
+        for t in reference_tokens(text)
+    ]
+
+
 def reference_shingles(text: str, size: int) -> np.ndarray:
-    """The definition in shingles.py, in numpy: crc32 per token, Horner, fmix64, unique."""
-    words = np.array(
-        [zlib.crc32(t.encode("utf-8", "surrogatepass")) for t in reference_tokens(text)],
-        dtype=np.uint64,
-    )
-    if words.size == 0:
+    """The definition in shingles.py, in plain Python: each token starts a shingle of ``size``
+    tokens (``min(size, 3)`` when it is a character of an unspaced script) that fits in the
+    text, Horner, fmix64, unique; a text too short for any is one shingle of all its tokens."""
+    words = reference_values(text)
+    if not words:
         return np.empty(0, dtype=np.uint64)
-    n = min(size, words.size)
-    m = words.size - n + 1
-    acc = np.full(m, _INIT, dtype=np.uint64)
-    for j in range(n):
-        acc *= _MULT
-        acc += words[j : j + m]
-    return np.unique(fmix64(acc))
+    windows = []
+    for i, w in enumerate(words):
+        k = min(size, 3) if w >> 32 else size
+        if i + k <= len(words):
+            windows.append(words[i : i + k])
+    if not windows:
+        windows = [words]
+    out = []
+    for window in windows:
+        acc = int(_INIT)
+        for w in window:
+            acc = (acc * int(_MULT) + w) % (1 << 64)
+        out.append(acc)
+    return np.unique(fmix64(np.array(out, dtype=np.uint64)))
 
 
 def reference_normalize(text: str) -> str:
@@ -134,6 +148,7 @@ def test_tokens_and_shingles_equal_the_definition_on_every_real_text() -> None:
     for i, text in enumerate(TEXTS):
         expected = [zlib.crc32(t.encode("utf-8", "surrogatepass")) for t in reference_tokens(text)]
         assert kernels.token_crc32(text).tolist() == expected
+        assert kernels.token_values(text).tolist() == reference_values(text)
         if i % 3 == 0:  # shingles: a third of them (the tokens above are what varies by script)
             size = (1, 3, 5)[i % 9 // 3]
             assert np.array_equal(shingle_hashes(text, size), reference_shingles(text, size))
@@ -193,6 +208,7 @@ def test_normalize_text_equals_the_str_steps_on_generated_text(text: str) -> Non
 def test_tokens_and_shingles_equal_the_definition_on_generated_text(text: str, size: int) -> None:
     expected = [zlib.crc32(t.encode("utf-8", "surrogatepass")) for t in reference_tokens(text)]
     assert kernels.token_crc32(text).tolist() == expected
+    assert kernels.token_values(text).tolist() == reference_values(text)
     assert np.array_equal(shingle_hashes(text, size), reference_shingles(text, size))
 
 
@@ -203,6 +219,13 @@ def test_kernel_can_fail_against_a_wrong_definition() -> None:
     assert kernels.token_crc32(text).tolist() != wrong
 
 
-@pytest.mark.parametrize("text", ["", " ", "\u3000\u3000", "a"])
+@pytest.mark.parametrize("text", ["", " ", "\u3000\u3000", "a", "東京", "a 東京", "a b 東"])
 def test_edge_texts(text: str) -> None:
     assert np.array_equal(shingle_hashes(text, 5), reference_shingles(text, 5))
+
+
+def test_unspaced_shingles_are_character_trigrams() -> None:
+    """Pure Chinese text: one shingle per character trigram (not per 5-gram as for words)."""
+    assert kernels.UNSPACED_SHINGLE_SIZE == 3
+    assert shingle_hashes("东京都渋谷区", 5).size == 4  # 6 characters: 4 trigrams
+    assert shingle_hashes("one two three four five six", 5).size == 2  # words: 5-grams

@@ -154,3 +154,34 @@ def test_levenshtein_window_across_blocks_equals_one_block(db_builder, monkeypat
         (rows[i][3], rows[i][5]) for i in range(1, 31)
     ]
     assert sum(r["dup_kind"] == "near" for r in listed) > 5
+
+
+def test_default_bands_propose_copies_framed_in_long_boilerplate():
+    """A real text inside other real text 1.5 times as long (Jaccard about 0.4, overlap 1)
+    shares a band key with its original nearly always with the default bands (37 x 3); the
+    earlier 32 x 4 proposed about half of them (the misses of make_corpus_b.py and _c.py)."""
+    from webdedup.algorithms.shingles import jaccard
+    from webdedup.algorithms.sketch import NearSpec, features, overlap, sketch_texts
+    from webdedup.algorithms.text import normalize_text
+    from webdedup.config import Config
+
+    texts = [normalize_text(t["text"]) for t in real_texts(600, min_words=150)]
+    spec = NearSpec.from_config(Config())
+    old = NearSpec.from_config(Config(lsh_threshold=0.4))
+    found = {"default": 0, "old": 0}
+    pairs = 0
+    for i in range(0, len(texts) - 2, 3):
+        text = " ".join(texts[i].split()[:300])
+        frame = " ".join((texts[i + 1] + " " + texts[i + 2]).split()[: 450])
+        cut = len(frame) // 3
+        copy = f"{frame[:cut]} {text} {frame[cut:]}"
+        fa, fb = features(spec, text), features(spec, copy)
+        if not 0.35 <= jaccard(fa[0], fb[0]) <= 0.45 or overlap(fa[0], fb[0]) < 0.9:
+            continue
+        pairs += 1
+        for name, s in (("default", spec), ("old", old)):
+            (_, ka), (_, kb) = sketch_texts(s, [text, copy])
+            found[name] += bool(set(ka) & set(kb))
+    assert pairs >= 40, pairs
+    assert found["default"] >= 0.85 * pairs, (found, pairs)
+    assert found["old"] <= 0.75 * pairs, (found, pairs)  # the test can tell them apart

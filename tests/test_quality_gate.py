@@ -3,7 +3,10 @@
 Lowering a minimum is a visible, deliberate change. The corpus is generated from the real
 texts in ../shared/data by scripts/make_corpus.py (2,000 pages, seed 7); a second one by the
 independent generator scripts/make_corpus_b.py (400 pages, seed 3: other edit models, real
-boilerplate of html/aed pages) keeps the figures from being tuned to one generator.
+boilerplate of html/aed pages) and a third, scripts/make_corpus_c.py (600 pages, seed 5:
+written apart from both, OCR confusions, refreshed numbers, another extractor's markup, feed
+excerpts, html/aeb frames, CJK insertions/deletions, and its own hard negatives) keep the
+figures from being tuned to one generator.
 """
 
 from __future__ import annotations
@@ -72,9 +75,32 @@ def test_second_generator_quality_does_not_fall_below_pinned_minimums(corpus_b, 
     Deduplicator(method="minhash").run_on_db(db)
     result = _script("evaluate").evaluate(str(db))
     assert result["precision"] >= 0.995, result
-    assert result["f1"] >= 0.98, result  # measured 0.983 (cjk_substitution 7/10: not reached)
+    assert result["f1"] >= 0.985, result  # measured 1.0 (0.983 before CJK trigrams, LSH 0.3)
     assert result["hard_negatives"]["false_merges"] == 0, result["hard_negatives"]
     assert len(result["hard_negatives"]["by_kind"]) == 4, result["hard_negatives"]
-    for kind in ("typo_edit", "sentence_edit", "cms_typography", "syndicated_real",
-                 "sentence_truncation"):
-        assert result["kind_recall"][kind]["recall"] >= 0.95, (kind, result["kind_recall"])
+    assert len(result["kind_recall"]) == 7, result["kind_recall"]
+    for kind, found in result["kind_recall"].items():  # cjk_substitution was 7 of 10
+        assert found["recall"] >= 0.95, (kind, result["kind_recall"])
+
+
+@pytest.fixture(scope="module")
+def corpus_c(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("gate_c") / "corpus_c.sqlite"
+    _script("make_corpus_c").build_corpus(str(path), 600, 5)
+    return path
+
+
+def test_third_generator_quality_does_not_fall_below_pinned_minimums(corpus_c, tmp_path):
+    db = tmp_path / "minhash_c.sqlite"
+    shutil.copy(corpus_c, db)
+    Deduplicator(method="minhash").run_on_db(db)
+    result = _script("evaluate").evaluate(str(db))
+    assert result["precision"] >= 0.995, result
+    assert result["f1"] >= 0.985, result  # measured 1.0 (0.9846 before, at the branch point)
+    assert result["hard_negatives"]["false_merges"] == 0, result["hard_negatives"]
+    assert set(result["hard_negatives"]["by_kind"]) == {
+        "article_parts", "cjk_shared_nav", "listing_pages", "shared_footer"
+    }, result["hard_negatives"]
+    assert len(result["kind_recall"]) == 9, result["kind_recall"]
+    for kind, found in result["kind_recall"].items():  # aeb_frame, lead_excerpt were 0.94
+        assert found["recall"] >= 0.95, (kind, result["kind_recall"])

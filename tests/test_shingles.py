@@ -9,6 +9,7 @@ import pytest
 from conftest import normalized_texts
 
 from webdedup.algorithms.shingles import jaccard, shingle_hashes, shingle_set
+from webdedup.algorithms.text import tokens
 
 
 def _real_texts(n: int, **kw: int) -> list[str]:
@@ -126,3 +127,70 @@ def test_real_texts_edit_and_no_collisions():
 def test_unrelated_real_texts_are_dissimilar():
     texts = _real_texts(10)
     assert jaccard(shingle_set(texts[0]), shingle_set(texts[5])) < 0.05
+
+
+# Scripts written without spaces: no such texts in ../shared/data for Thai, Lao, Khmer or
+# Burmese (only Chinese and Japanese ones), so their tokens are pinned here by definition.
+UNSPACED_SAMPLES = {
+    "thai": "ภาษาไทยเป็นภาษาราชการของประเทศไทย",
+    "lao": "ພາສາລາວເປັນພາສາທາງການຂອງລາວ",
+    "khmer": "ភាសាខ្មែរជាភាសាផ្លូវការនៃកម្ពុជា",
+    "burmese": "မြန်မာဘာသာစကားသည်မြန်မာနိုင်ငံ၏ရုံးသုံးဘာသာစကားဖြစ်သည်",
+    "chinese": "中华人民共和国的首都是北京市",
+    "japanese": "日本の首都は東京都であるとされている",
+}
+
+
+@pytest.mark.parametrize("script", sorted(UNSPACED_SAMPLES))
+def test_unspaced_scripts_are_shingled_on_character_trigrams(script):
+    text = UNSPACED_SAMPLES[script]
+    assert tokens(text) == list(text)  # one token per character (code point)
+    trigrams = {text[i : i + 3] for i in range(len(text) - 2)}
+    assert shingle_hashes(text, 5).size == len(trigrams)
+    # spaces between the characters change nothing: the characters are the tokens
+    assert np.array_equal(shingle_hashes(" ".join(text), 5), shingle_hashes(text, 5))
+    # a character changed in the middle breaks three shingles (a word shingle: five)
+    mid = len(text) // 2
+    edited = text[:mid] + ("a" if script != "chinese" else "东") + text[mid + 1 :]
+    assert len(shingle_set(text) - shingle_set(edited)) <= 3
+
+
+NAV = (
+    "首页 | 新闻 | 财经 | 体育 | 娱乐 | 科技 | 汽车 | 房产 | 教育 | 旅游 | 健康 | 军事 | "
+    "国际 | 社会 | 文化 | 读书 | 视频 | 图片 | 专题 | 论坛 | 博客 | 会员中心 | 网站地图"
+)
+
+
+def test_real_chinese_and_japanese_copies_with_edited_characters_are_verified():
+    """Real CJK texts with 3 % of their characters replaced and another navigation bar on
+    top: their trigram overlap stays above the threshold (5-character shingles fell below),
+    and the navigation keeps their Levenshtein ratio under the grey zone's cutoff."""
+    import gzip
+    import json
+    import re
+    from random import Random
+
+    from conftest import SHARED_DATA
+
+    from webdedup.algorithms.sketch import NearSpec, features, verify
+    from webdedup.algorithms.text import normalize_text
+    from webdedup.config import Config
+
+    han = re.compile("[\u3040-\u30ff\u4e00-\u9fff]")
+    with gzip.open(SHARED_DATA / "texts.jsonl.gz", "rt", encoding="utf-8") as fh:
+        texts = [json.loads(line)["text"] for line in fh]
+    cjk = sorted({t for t in texts if len(han.findall(t)) > 0.5 * len(t) and len(t) >= 600})
+    assert len(cjk) >= 8
+    spec = NearSpec.from_config(Config())
+    rng = Random(12)
+    for n, text in enumerate(cjk):
+        text = text[:1500]
+        chars = list(text)
+        spots = [i for i, c in enumerate(chars) if han.match(c)]
+        for i in rng.sample(spots, int(0.03 * len(spots))):
+            chars[i] = text[rng.choice(spots)]
+        copy = NAV + "\n" + "".join(chars)
+        a, b = normalize_text(text), normalize_text(copy)
+        verdict = verify(spec, features(spec, a), features(spec, b))
+        assert verdict.score >= spec.threshold, (n, verdict)
+        assert verdict.measure == "overlap", verdict

@@ -152,7 +152,8 @@ class Config:
     join a near-duplicate group (exact duplicates are still grouped).
     ``similarity`` is how ``minhash`` verifies a candidate: ``overlap`` (shared shingles over
     the smaller page's shingles) or ``jaccard``; ``lsh_threshold`` is the Jaccard level the
-    LSH bands are tuned to find candidates at (lower finds more, verification decides).
+    LSH bands are tuned to find candidates at (lower finds more, verification decides; 0.3
+    proposes copies framed in long boilerplate or cut short, whose Jaccard is 0.3-0.5).
     ``chain_floor``: a page joins a near-duplicate group only when its similarity to the
     group's canonical is at least this (besides its verified edge to the group's centre).
     ``languages``: when given, only pages in these languages are processed (the others are
@@ -183,7 +184,7 @@ class Config:
     seed: int = 1
     min_words: int = 50
     similarity: str = "overlap"
-    lsh_threshold: float = 0.4
+    lsh_threshold: float = 0.3
     chain_floor: float = 0.5
     chunk_size: int = 256
     busy_timeout: float = 5.0

@@ -12,7 +12,8 @@ in words (:func:`word_length`) and a capped prefix for sketching.
 
 Scripts written without spaces between words (Han, Hiragana, Katakana, Thai, Lao, Khmer,
 Myanmar: :data:`UNSPACED`) are tokenized per character: each such character is a token of its
-own, every other run of non-space characters is one token (:func:`tokens`).
+own, every other run of non-space characters is one token (:func:`tokens`); their shingles
+are character trigrams (:mod:`.shingles`).
 
 Example::
 
@@ -38,7 +39,7 @@ PIECE_CHARS = 1 << 20
 SKETCH_CHARS = 200_000
 #: Version of what normalization and tokenization produce (part of the config fingerprint:
 #: stored hashes and signatures of another version are rebuilt once).
-NORMALIZATION_VERSION = 2
+NORMALIZATION_VERSION = 3  # 3: character-trigram shingles for unspaced scripts
 
 #: Invisible format characters dropped before NFKC (never a character of a script).
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"))
