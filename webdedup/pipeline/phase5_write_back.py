@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from functools import partial
 
@@ -46,10 +46,12 @@ INTERRUPTED = (
 #: ``write_lock`` (a low figure for a laptop disk: a slower disk only makes batches smaller).
 WRITE_RATE = 64 * 2**20
 MIN_BATCH = 16  # rows: the smallest batch, however slow the disk
-#: Seconds between two batches: a crawler waiting for the lock gets it then. SQLite's busy
-#: handler (Python's ``timeout``) retries at least every 100 ms; with no pause the next batch
-#: would take the lock again first, and a crawler could wait out its timeout across batches.
+#: Seconds of a pause between two batches: a crawler waiting for the lock gets it then.
+#: SQLite's busy handler (Python's ``timeout``) retries at least every 100 ms; with no pause
+#: the next batch would take the lock again first, and a crawler could wait out its timeout
+#: across batches.
 PAUSE = 0.15
+HELD_BEFORE_PAUSE = 0.5  # seconds of holding the lock, in one or more batches, then a pause
 FIRST_BATCH = 2_000  # rows: the largest first batch of a table, before any was timed
 _LOWEST, _HIGHEST = -(2**63), 2**63 - 1  # rowid bounds: a batch with no limit on that side
 
@@ -127,34 +129,30 @@ def write_ahead(ctx: RunContext, hold: Hold, changed_since: Callable[[], bool]) 
     conn, layout, plan = ctx.conn, ctx.layout, ctx.plan
     if plan is None:
         raise ValueError("phase 5 needs the run's plan (RunContext.plan)")
-    with hold():
+    spacer = _Spacer(ctx, hold)
+    with spacer.transaction():
         migrate(conn)
         claim(ctx)
         add_output_columns(conn, layout.table)
         record_annotated(conn, layout.table)
         set_meta(conn, MISSED, INTERRUPTED)
-    time.sleep(_pause(ctx))
     if plan.mode == "full":
-        with hold():  # the triggers track every change from here on: queue what came before
+        with spacer.transaction():  # the triggers track every change from here: queue the rest
             _check(ctx)
             ctx.missed_changes = not plan.tracked and changed_since()
             install_triggers(conn, layout)
             run_script(conn, "queue_unseen", pages=quote(layout.table), rowid=quote(layout.rowid))
-        time.sleep(_pause(ctx))
         for copy in STATE:
-            with hold():
-                _check(ctx)
-                conn.execute(f"DELETE FROM main.{quote(copy.main)}")
-            time.sleep(_pause(ctx))
             columns = ", ".join(quote(c) for c in _columns(conn, copy.main))
             insert = (
                 f"INSERT INTO main.{quote(copy.main)} ({columns}) SELECT {columns} "
                 f"FROM temp.{quote(copy.temp)} WHERE "
             )
-            _batches(ctx, copy.temp, copy.key, hold, partial(_execute, conn, insert))
+            empty = partial(conn.execute, f"DELETE FROM main.{quote(copy.main)}")
+            _batches(ctx, copy.temp, copy.key, spacer, partial(_execute, conn, insert), empty)
     before = conn.total_changes
     statement = _write_back_sql(ctx)
-    _batches(ctx, "run_write", ("id",), hold, lambda _, params: conn.execute(statement, params))
+    _batches(ctx, "run_write", ("id",), spacer, lambda _, params: conn.execute(statement, params))
     return conn.total_changes - before
 
 
@@ -255,16 +253,19 @@ def _batches(
     ctx: RunContext,
     temp: str,
     key: Sequence[str],
-    hold: Hold,
+    spacer: _Spacer,
     write: Callable[[str, dict[str, object]], object],
+    first: Callable[[], object] | None = None,
 ) -> None:
     """Walk ``temp.<temp>`` in ``key`` order a batch at a time, each batch written by
-    ``write(condition, parameters)`` inside its own timed write transaction (``hold``).
+    ``write(condition, parameters)`` inside its own timed write transaction (``spacer``).
 
     The parameters also carry the batch's first and last key as ``:after`` (exclusive) and
     ``:upto`` (inclusive) when ``key`` is one integer (the ``write_back`` statement's form).
-    The batch after a timed one is sized to take about 0.6 ``write_lock`` seconds (room for
-    a slower one), growing at most threefold from one batch to the next.
+    ``first()`` runs in the first batch's transaction (in one of its own when there is no
+    row). The batch after a timed one is sized to take about 0.6 ``write_lock`` seconds (room
+    for a slower one), growing at most threefold from one batch to the next (eightfold while
+    batches take under a twentieth of that).
     """
     conn, target = ctx.conn, float(ctx.config.write_lock)
     cols = ", ".join(quote(c) for c in key)
@@ -272,6 +273,10 @@ def _batches(
     ends = ", ".join(f":{n}" for n in _names("b", key))
     source = f"temp.{quote(temp)}"
     if conn.execute(f"SELECT 1 FROM {source} LIMIT 1").fetchone() is None:
+        if first is not None:
+            with spacer.transaction():
+                _check(ctx)
+                first()
         return
     after: tuple[object, ...] | None = None
     # the first batch as if its rows were page rows, at WRITE_RATE; then as measured
@@ -289,23 +294,44 @@ def _batches(
         params["upto"] = _HIGHEST if upto is None else upto[0]
         if ctx.on_phase is not None:  # between two transactions (the tests kill here)
             ctx.on_phase("write_batch")
-        start = time.perf_counter()
-        with hold():
+        with spacer.transaction() as took:
             _check(ctx)
+            if first is not None and after is None:
+                first()
             write(f"{lower} AND {upper} ORDER BY {cols}", params)
-        took = time.perf_counter() - start
-        time.sleep(_pause(ctx))
         if upto is None:
             return
         after = tuple(upto)
-        factor = min(3.0, max(0.25, 0.6 * target / took)) if took > 0 else 3.0
-        rows = max(MIN_BATCH, int(rows * factor))
+        aim = 0.6 * target / max(took.seconds, 1e-6)
+        rows = max(MIN_BATCH, int(rows * min(8.0 if aim > 12 else 3.0, max(0.25, aim))))
 
 
-def _pause(ctx: RunContext) -> float:
-    """:data:`PAUSE`, or ``write_lock`` when that is shorter (a pause longer than the
-    batches would only slow the run)."""
-    return min(PAUSE, float(ctx.config.write_lock))
+@dataclass
+class _Took:
+    seconds: float = 0.0
+
+
+class _Spacer:
+    """Timed write transactions with a pause for whoever waited meanwhile: :data:`PAUSE`
+    once the lock was held for :data:`HELD_BEFORE_PAUSE` seconds (or ``write_lock``, if
+    shorter) since the last pause. A crawler thus waits about that long at most, however
+    many short transactions follow one another, and short ones do not pause each."""
+
+    def __init__(self, ctx: RunContext, hold: Hold) -> None:
+        self.ctx, self.hold, self.held = ctx, hold, 0.0
+
+    @contextmanager
+    def transaction(self) -> Iterator[_Took]:
+        took = _Took()
+        start = time.perf_counter()
+        with self.hold():
+            yield took
+        took.seconds = time.perf_counter() - start
+        self.held += took.seconds
+        limit = min(HELD_BEFORE_PAUSE, float(self.ctx.config.write_lock))
+        if self.held >= limit:
+            time.sleep(min(PAUSE, limit))
+            self.held = 0.0
 
 
 def _names(prefix: str, key: Sequence[str]) -> list[str]:
