@@ -14,6 +14,7 @@ from ..incremental.plan import MISSED
 from ..store import migrate, quote, run_script
 from ..store.schema import add_output_columns, install_triggers, record_annotated
 from ..store.state import set_meta
+from . import segments
 from .context import RunContext, WriteBackResult
 
 
@@ -63,6 +64,7 @@ def run(ctx: RunContext) -> WriteBackResult:
         install_triggers(conn, layout)
         # rows inserted after this run's snapshot, maybe before the triggers existed
         run_script(conn, "queue_unseen", pages=quote(layout.table), rowid=quote(layout.rowid))
+    segments.save(ctx)
     conn.execute("DELETE FROM _webdedup_changes WHERE seq <= ?", (plan.max_seq,))
     if ctx.missed_changes:  # see Plan.tracked: the next run must be full
         set_meta(

@@ -56,6 +56,7 @@ from . import (
     phase4_near,
     phase4_vectors,
     phase5_write_back,
+    segments,
 )
 from .context import NearResult, PhaseHook, RunContext
 from .prune import prune as phase_prune
@@ -252,12 +253,14 @@ def _run_phases(
             ctx.only = changed
             with ctx.phase("prepare"):
                 ctx.record("prepare", phase1_prepare.run(ctx))
+            changed = changed | _segments(ctx)  # and the pages whose stripped text changed
             with ctx.phase("region"):
                 region.build_region(conn, config, ctx.spec, changed)
             small_hosts = "small_hosts_incremental"
         else:
             with ctx.phase("prepare"):
                 ctx.record("prepare", phase1_prepare.run(ctx))
+            _segments(ctx)
             renumbered = _renumbered(conn)
         if config.n_min > 0:
             conn.execute(sql(small_hosts), {"n_min": config.n_min})
@@ -287,6 +290,19 @@ def _run_phases(
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise translate(exc) from exc
+
+
+def _segments(ctx: RunContext) -> set[int]:
+    """Count the run's segments; with ``strip_segments``, sketch the pages that carry a
+    repeated one again without it. Returns the unchanged pages that must count as changed
+    (their repeated segments changed: :func:`segments.strip`)."""
+    with ctx.phase("segments"):
+        ctx.record("segments", segments.count(ctx))
+        if not ctx.config.strip_segments:
+            return set()
+        result, pulled = segments.strip(ctx)
+        ctx.record("segments", result)
+    return pulled
 
 
 def _load_verdicts(ctx: RunContext) -> None:
