@@ -136,3 +136,43 @@ def test_strip_segments_refuses_a_method_that_compares_whole_texts():
         Deduplicator(method="levenshtein", strip_segments=True)
     with pytest.raises(ConfigError, match="segment_min_pages must be 2"):
         Deduplicator(segment_min_pages=1)
+
+
+def invoke(*args: str):
+    from click.testing import CliRunner
+
+    from webdedup.cli import cli
+
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_segments_command_lists_a_hosts_template_lines_with_their_text(tmp_path):
+    pages = [seg_page(0, i, 0, i) for i in range(4)] + [seg_page(1, i, 1, i) for i in range(3)]
+    path = write_pages(tmp_path / "crawl.sqlite", pages)
+    assert invoke("db", str(path), "--quiet").exit_code == 0
+    res = invoke("segments", str(path), "--host", "A.example", "--json")
+    assert res.exit_code == 0, res.output
+    found = json.loads(res.output)
+    assert found["host"] == "a.example" and found["total"] == 4
+    assert {s["sample"][:100] for s in found["segments"]} == {  # long samples are cut
+        line.strip()[:100] for line in TEMPLATES[0].splitlines() + [TEMPLATE_LINES[9]]
+    }
+    assert all(s["pages"] == 4 and s["host_pages"] == 4 for s in found["segments"])
+    # text: both hosts, most pages first; --min-pages 4 leaves b.example's (3 pages) out
+    res = invoke("segments", str(path), "--min-pages", "4", "--limit", "2")
+    assert res.output.splitlines()[0] == (
+        "4 segments repeated on 4+ pages (1 host); the 2 on the most pages:"
+    )
+    assert "b.example" not in res.output
+
+
+def test_segments_command_bad_input(tmp_path):
+    path = write_pages(tmp_path / "crawl.sqlite", [seg_page(0, i, 0, i) for i in range(3)])
+    res = invoke("segments", str(path))
+    assert res.exit_code == 3
+    assert f"run 'webdedup db {path}' first" in res.output
+    invoke("db", str(path), "--quiet")
+    res = invoke("segments", str(path), "--host", "b.example")
+    assert res.exit_code == 3
+    assert "no page of host 'b.example'; hosts with the most pages: a.example (3)" in res.output
+    assert invoke("segments", str(path), "--min-pages", "1").exit_code == 2
