@@ -13,11 +13,12 @@ shingled and verified (``--strip-segments``).
 
 Example::
 
-    >>> text = "Cookie notice: we use cookies on this site\\nThe story itself, in full.\\nok"
-    >>> [h == segment_hash("the story itself, in full.") for h in page_segments(text)]
-    [False, True]
-    >>> strip_text(text, {segment_hash("cookie notice: we use cookies on this site")})
-    'The story itself, in full.\\nok'
+    >>> text = "We use cookies on this site\\nThe story itself, in full, and at length.\\nok"
+    >>> story = segment_hash("the story itself, in full, and at length.")  # normalized
+    >>> story in page_segments(text), len(page_segments(text))  # "ok" is too short
+    (True, 2)
+    >>> strip_text(text, {segment_hash("we use cookies on this site")})
+    'The story itself, in full, and at length.\\nok'
 """
 
 from __future__ import annotations
@@ -29,8 +30,12 @@ from .text import normalize_text
 
 #: Lines shorter than this after normalization are not segments (README, "Repeated segments").
 MIN_SEGMENT_CHARS = 20
+#: A text is stripped only when at least this share of its characters stays: a page whose
+#: lines are nearly all repeated on its host is one of several copies of a text there (an
+#: article under several URLs), not a template around a text (README, "Repeated segments").
+MIN_KEPT_SHARE = 0.5
 #: Version of how segments are cut and hashed (part of the fingerprint when stripping).
-SEGMENTS_VERSION = 1
+SEGMENTS_VERSION = 2
 
 
 def segment_hash(norm_line: str) -> int:
@@ -63,14 +68,24 @@ def page_segments(text: str | None) -> list[int]:
 def strip_text(text: str | None, drop: Collection[int]) -> str | None:
     """``text`` without its lines whose segment hash is in ``drop`` (unchanged when empty).
 
+    Unchanged too when less than :data:`MIN_KEPT_SHARE` of its characters would stay.
+
     >>> strip_text("a\\nb", set())
     'a\\nb'
+    >>> line = "a line repeated on every page"
+    >>> strip_text(line + "\\nthe text", {segment_hash(line)}) == line + "\\nthe text"
+    True
     """
     if not text or not drop:
         return text
     kept = []
+    total = kept_chars = 0
     for raw in text.splitlines():
         norm = normalize_text(raw) if len(raw) >= MIN_SEGMENT_CHARS or not raw.isascii() else ""
+        total += len(raw)
         if len(norm) < MIN_SEGMENT_CHARS or segment_hash(norm) not in drop:
             kept.append(raw)
+            kept_chars += len(raw)
+    if kept_chars < MIN_KEPT_SHARE * total:
+        return text  # mostly "repeated": copies of one text on one host, not a template
     return "\n".join(kept)
