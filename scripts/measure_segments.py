@@ -20,11 +20,11 @@ the run::
 
 ``--cost DB`` measures instead what segments cost on a corpus (e.g. the 20,000 real-length
 pages of ``scripts/bench.py``, ``~/.cache/webdedup-bench/corpus-20000-seed1-real.sqlite``):
-the CPU time (this process's children: the run and its workers) of a full ``webdedup db`` on
-a fresh copy, without and with ``--strip-segments``, and with ``--baseline SRC`` also of the
+the median CPU time (this process's children: the run and its workers) of full ``webdedup db``
+runs on fresh copies, without and with ``--strip-segments``, and with ``--baseline SRC`` also of the
 webdedup source tree SRC (e.g. a checkout from before segments were counted), as ratios::
 
-    python scripts/measure_segments.py --cost CORPUS.sqlite [--baseline /work/main]
+    python scripts/measure_segments.py --cost CORPUS.sqlite [--baseline SRC] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ import os
 import resource
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -112,15 +113,19 @@ def _cpu_of_run(db: Path, tmp: Path, flags: list[str], src: Path) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def cost(db: Path, baseline: Path | None, min_pages: int) -> dict[str, float]:
+def cost(db: Path, baseline: Path | None, min_pages: int, repeat: int = 1) -> dict[str, float]:
+    """The median CPU seconds of each kind of run (interleaved, ``repeat`` times each)."""
     runs = {"segments counted": (ROOT, []),
             "--strip-segments": (ROOT, ["--strip-segments", "--segment-min-pages",
                                         str(min_pages)])}
     if baseline is not None:
         runs = {"baseline": (baseline, [])} | runs
+    seconds: dict[str, list[float]] = {name: [] for name in runs}
     with tempfile.TemporaryDirectory() as tmp:
-        return {name: round(_cpu_of_run(db, Path(tmp), flags, src), 2)
-                for name, (src, flags) in runs.items()}
+        for _ in range(repeat):
+            for name, (src, flags) in runs.items():
+                seconds[name].append(_cpu_of_run(db, Path(tmp), flags, src))
+    return {name: round(statistics.median(s), 2) for name, s in seconds.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,9 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--cost", type=Path, metavar="DB", help="measure the CPU cost on DB")
     ap.add_argument("--baseline", type=Path, metavar="SRC", help="with --cost: also this tree")
+    ap.add_argument("--repeat", type=int, default=3, help="with --cost: runs of each [3]")
     args = ap.parse_args(argv)
     if args.cost is not None:
-        found = cost(args.cost, args.baseline, args.min_pages)
+        found = cost(args.cost, args.baseline, args.min_pages, args.repeat)
         first = next(iter(found.values()))
         for name, seconds in found.items():
             print(f"{name:<18}{seconds:>9.2f} s CPU  {seconds / first:>6.2f} x")

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 from test_incremental import check_runs_equal_a_full_run, full_twin, state
 
 from webdedup import Deduplicator
-from webdedup.algorithms.segments import page_segments, segment_hash, strip_text
-from webdedup.algorithms.text import normalize_text
+from webdedup.algorithms.segments import page_segments, segment_hash, segment_key, strip_text
 
 
 def _lines(text: str) -> list[str]:
@@ -51,17 +50,19 @@ def segment_state(path: Path) -> tuple[list, list]:
         )
 
 
-def test_segments_are_normalized_lines_long_enough():
-    text = "Accept   all COOKIES on this site\n\nShort\nThe story\u2019s first paragraph."
+def test_segments_are_lines_long_enough_with_whitespace_collapsed():
+    text = "Accept   all cookies on this site \nShort\n\tThe story\u2019s first paragraph."
     assert page_segments(text) == sorted(
         {
-            segment_hash("accept all cookies on this site"),
-            segment_hash("the story's first paragraph."),
+            segment_hash("Accept all cookies on this site"),
+            segment_hash("The story\u2019s first paragraph."),
         }
     )
-    # stripping drops exactly those lines, whatever their spelling on the page
-    drop = {segment_hash(normalize_text("ACCEPT all cookies on THIS site"))}
-    assert strip_text(text, drop) == "\nShort\nThe story\u2019s first paragraph."
+    # stripping drops exactly those lines, whatever their whitespace on the page
+    drop = {segment_hash(segment_key("Accept all   cookies on this site"))}
+    assert strip_text(text + "\n" + "a long enough text " * 5, drop) == (
+        "Short\n\tThe story\u2019s first paragraph.\n" + "a long enough text " * 5
+    )
 
 
 def test_a_full_run_counts_each_hosts_repeated_segments(tmp_path):
@@ -87,7 +88,7 @@ _op = st.one_of(
 
 @pytest.mark.parametrize("strip", [False, True])
 @settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(first=st.lists(_page, min_size=1, max_size=8), ops=st.lists(_op, min_size=1, max_size=5))
 def test_incremental_segment_counts_and_sketches_equal_a_full_run(
@@ -203,6 +204,6 @@ def test_stripping_real_site_templates_finds_syndicated_copies_and_merges_no_sto
         found[name] = measure.score(path, same, syndicated)
     assert len(same) == len(syndicated) == 210
     assert found["keep"]["same_template_merged"] == found["strip"]["same_template_merged"] == 0
-    # measured: 39 without stripping, 148 with (README, "Repeated segments")
+    # measured: 39 without stripping, 147 with (README, "Repeated segments")
     assert found["keep"]["syndicated_found"] < 60
     assert found["strip"]["syndicated_found"] > 130
