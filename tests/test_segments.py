@@ -207,3 +207,18 @@ def test_stripping_real_site_templates_finds_syndicated_copies_and_merges_no_sto
     # measured: 39 without stripping, 147 with (README, "Repeated segments")
     assert found["keep"]["syndicated_found"] < 60
     assert found["strip"]["syndicated_found"] > 130
+
+
+def test_state_from_before_segments_gets_one_full_run_that_counts_them(tmp_path):
+    pages = [seg_page(0, i, 0, i) for i in range(3)]
+    path = write_pages(tmp_path / "crawl.sqlite", pages)
+    Deduplicator().run_on_db(path)
+    counted = segment_state(path)
+    with sqlite3.connect(path) as conn:  # as schema 6 left it
+        conn.execute("DROP TABLE _webdedup_page_segments")
+        conn.execute("DROP TABLE _webdedup_segments")
+        conn.execute("UPDATE _webdedup_meta SET value = '6' WHERE key = 'schema_version'")
+    again = Deduplicator().run_on_db(path)
+    assert again.mode == "full"
+    assert segment_state(path) == counted
+    assert Deduplicator().run_on_db(path).mode == "incremental"

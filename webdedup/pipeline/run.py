@@ -26,7 +26,7 @@ from typing import Protocol
 
 from ..algorithms.sketch import NearSpec
 from ..config import Columns, Config
-from ..errors import InputError, WebdedupError
+from ..errors import ConfigError, InputError, WebdedupError
 from ..incremental import plan as planning
 from ..incremental import region
 from ..store import (
@@ -154,6 +154,11 @@ def run_on_db(
             )
         spec = NearSpec.from_config(config)  # built once, used by every phase
         if loaded is not None:
+            if config.strip_segments:  # 'webdedup daft' neither counts nor strips segments
+                raise ConfigError(
+                    "--strip-segments cannot apply the results of 'webdedup daft', which does "
+                    "not strip segments; run 'webdedup db' without --assignments instead"
+                )
             loaded.check(conn, config, layout)
         if own:  # the checks passed and the run is going to write: only now touch the file
             use_wal(conn, config.busy_timeout)
