@@ -21,8 +21,9 @@ the run::
 ``--cost DB`` measures instead what segments cost on a corpus (e.g. the 20,000 real-length
 pages of ``scripts/bench.py``, ``~/.cache/webdedup-bench/corpus-20000-seed1-real.sqlite``):
 the median CPU time (this process's children: the run and its workers) of full ``webdedup db``
-runs on fresh copies, without and with ``--strip-segments``, and with ``--baseline SRC`` also of the
-webdedup source tree SRC (e.g. a checkout from before segments were counted), as ratios::
+runs on fresh copies: by default, with ``--count-segments`` and with ``--strip-segments``;
+with ``--baseline SRC`` also of the webdedup source tree SRC (e.g. a checkout from before
+segments were counted), as ratios::
 
     python scripts/measure_segments.py --cost CORPUS.sqlite [--baseline SRC] [--repeat 3]
 """
@@ -115,7 +116,8 @@ def _cpu_of_run(db: Path, tmp: Path, flags: list[str], src: Path) -> float:
 
 def cost(db: Path, baseline: Path | None, min_pages: int, repeat: int = 1) -> dict[str, float]:
     """The median CPU seconds of each kind of run (interleaved, ``repeat`` times each)."""
-    runs = {"segments counted": (ROOT, []),
+    runs = {"default": (ROOT, []),
+            "--count-segments": (ROOT, ["--count-segments"]),
             "--strip-segments": (ROOT, ["--strip-segments", "--segment-min-pages",
                                         str(min_pages)])}
     if baseline is not None:

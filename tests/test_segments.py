@@ -68,7 +68,7 @@ def test_segments_are_lines_long_enough_with_whitespace_collapsed():
 def test_a_full_run_counts_each_hosts_repeated_segments(tmp_path):
     pages = [seg_page(0, i, 0, i) for i in range(4)] + [seg_page(1, i, 1, i) for i in range(2)]
     path = write_pages(tmp_path / "crawl.sqlite", pages)
-    Deduplicator().run_on_db(path)
+    Deduplicator(count_segments=True).run_on_db(path)
     _, counts = segment_state(path)
     by_host: dict[str, list[int]] = {}
     for host, _, n in counts:
@@ -95,7 +95,7 @@ def test_incremental_segment_counts_and_sketches_equal_a_full_run(
     tmp_path_factory, strip, first, ops
 ):
     tmp = tmp_path_factory.mktemp("seg")
-    options = {"strip_segments": True, "min_words": 20} if strip else {}
+    options = {"strip_segments": True, "min_words": 20} if strip else {"count_segments": True}
     check_runs_equal_a_full_run(tmp, seg_page, first, ops, "minhash", **options)
     assert segment_state(tmp / "crawl.sqlite") == segment_state(tmp / "twin-minhash.sqlite")
 
@@ -150,7 +150,7 @@ def invoke(*args: str):
 def test_segments_command_lists_a_hosts_template_lines_with_their_text(tmp_path):
     pages = [seg_page(0, i, 0, i) for i in range(4)] + [seg_page(1, i, 1, i) for i in range(3)]
     path = write_pages(tmp_path / "crawl.sqlite", pages)
-    assert invoke("db", str(path), "--quiet").exit_code == 0
+    assert invoke("db", str(path), "--quiet", "--count-segments").exit_code == 0
     res = invoke("segments", str(path), "--host", "A.example", "--json")
     assert res.exit_code == 0, res.output
     found = json.loads(res.output)
@@ -172,7 +172,11 @@ def test_segments_command_bad_input(tmp_path):
     res = invoke("segments", str(path))
     assert res.exit_code == 3
     assert f"run 'webdedup db {path}' first" in res.output
-    invoke("db", str(path), "--quiet")
+    invoke("db", str(path), "--quiet")  # counting is off by default
+    res = invoke("segments", str(path))
+    assert res.exit_code == 3
+    assert f"run 'webdedup db {path} --count-segments' once" in res.output
+    invoke("db", str(path), "--quiet", "--count-segments")
     res = invoke("segments", str(path), "--host", "b.example")
     assert res.exit_code == 3
     assert "no page of host 'b.example'; hosts with the most pages: a.example (3)" in res.output
@@ -212,13 +216,25 @@ def test_stripping_real_site_templates_finds_syndicated_copies_and_merges_no_sto
 def test_state_from_before_segments_gets_one_full_run_that_counts_them(tmp_path):
     pages = [seg_page(0, i, 0, i) for i in range(3)]
     path = write_pages(tmp_path / "crawl.sqlite", pages)
-    Deduplicator().run_on_db(path)
+    d = Deduplicator(count_segments=True)
+    d.run_on_db(path)
     counted = segment_state(path)
+    assert counted[1]
     with sqlite3.connect(path) as conn:  # as schema 6 left it
         conn.execute("DROP TABLE _webdedup_page_segments")
         conn.execute("DROP TABLE _webdedup_segments")
         conn.execute("UPDATE _webdedup_meta SET value = '6' WHERE key = 'schema_version'")
-    again = Deduplicator().run_on_db(path)
+    again = d.run_on_db(path)
     assert again.mode == "full"
     assert segment_state(path) == counted
-    assert Deduplicator().run_on_db(path).mode == "incremental"
+    assert d.run_on_db(path).mode == "incremental"
+
+
+def test_counting_is_off_by_default_and_turning_it_off_clears_the_counts(tmp_path):
+    path = write_pages(tmp_path / "crawl.sqlite", [seg_page(0, i, 0, i) for i in range(3)])
+    Deduplicator().run_on_db(path)
+    assert segment_state(path) == ([], [])
+    assert Deduplicator(count_segments=True).run_on_db(path).mode == "full"
+    assert segment_state(path)[1]
+    assert Deduplicator().run_on_db(path).mode == "full"
+    assert segment_state(path) == ([], [])

@@ -106,6 +106,7 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "languages": ((list, tuple), "a list of language codes"),
     "detect_language": ((bool,), "true or false"),
     "strip_segments": ((bool,), "true or false"),
+    "count_segments": ((bool,), "true or false"),
     "segment_min_pages": ((int,), "an integer"),
     "columns": ((Columns,), "a [columns] table"),
 }
@@ -166,7 +167,10 @@ class Config:
     normalized texts and returns one vector a text (e.g. a neural sentence embedding) used
     instead of the reduced TF-IDF vectors to find candidates
     (:mod:`webdedup.algorithms.vectors`).
-    ``strip_segments`` (``minhash`` and ``simhash``): leave a host's repeated segments (lines
+    ``count_segments``: count each host's repeated segments for ``webdedup segments`` (off by
+    default: it adds about a third to a run's CPU; README, "Repeated segments").
+    ``strip_segments`` (``minhash`` and ``simhash``; implies ``count_segments``): leave a
+    host's repeated segments (lines
     on ``segment_min_pages`` of its pages or more: navigation, footers, banners) out of
     shingling and verification (:mod:`~webdedup.algorithms.segments`; README, "Repeated
     segments").
@@ -192,6 +196,7 @@ class Config:
     languages: tuple[str, ...] = ()
     detect_language: bool = False
     strip_segments: bool = False
+    count_segments: bool = False
     segment_min_pages: int = 3
     columns: Columns = field(default_factory=Columns)
     embedder: str | None = None
@@ -264,6 +269,11 @@ class Config:
         """Whether phase 1 detects languages (``detect_language``, or a ``languages`` filter)."""
         return bool(self.detect_language) or bool(self.languages)
 
+    @property
+    def counts_segments(self) -> bool:
+        """Whether phase 1 hashes segments (``count_segments``, or ``strip_segments``)."""
+        return bool(self.count_segments) or bool(self.strip_segments)
+
     def shaping_parameters(self) -> dict[str, Any]:
         """The parameters whose change invalidates stored prepared rows, signatures and edges.
 
@@ -274,7 +284,9 @@ class Config:
         banding: dict[str, Any] = {"simhash_banding": 2} if self.method == "simhash" else {}
         banding |= {"verification": 2} if self.method == "minhash" else {}
         banding |= {"vectors": 1, "embedder": self.embedder} if self.method == "vectors" else {}
-        if self.strip_segments:  # absent otherwise: earlier fingerprints stay valid
+        if self.counts_segments:  # absent otherwise: earlier fingerprints stay valid
+            banding |= {"count_segments": SEGMENTS_VERSION}
+        if self.strip_segments:
             banding |= {
                 "strip_segments": SEGMENTS_VERSION,
                 "segment_min_pages": int(self.segment_min_pages),

@@ -1,6 +1,7 @@
 """``webdedup segments``: the lines repeated on many pages of one host (site boilerplate).
 
-Every run counts, per host, the pages that carry each segment (a normalized line of a page's
+A run with ``count_segments`` (or ``strip_segments``) counts, per host, the pages that carry
+each segment (a line of a page's
 text: :mod:`webdedup.algorithms.segments`; ``_webdedup_segments``). :func:`list_segments`
 reads the repeated ones, most pages first, with their share of the host's processed pages
 and their text as one page that carries them has it (no segment text is stored).
@@ -104,6 +105,11 @@ def list_segments(
             raise NotAnnotated(
                 f"{where} was annotated by a webdedup that did not count segments; run "
                 f"'webdedup db {where}' once (one full run), then list them"
+            )
+        if not (source.config.get("count_segments") or source.config.get("strip_segments")):
+            raise NotAnnotated(
+                f"the last run on {where} did not count segments (off by default); run "
+                f"'webdedup db {where} --count-segments' once (a full run), then list them"
             )
         if min_pages is None:
             min_pages = int(source.config.get("segment_min_pages") or DEFAULT_MIN_PAGES)

@@ -54,7 +54,8 @@ def prepare_page(
     page: PageInput, config: Config, rules: IgnoreRules
 ) -> tuple[Prepared, str, list[int]]:
     """Prepare one page; returns the row, the normalized text kept for sketches and the
-    page's segment hashes (:mod:`~webdedup.algorithms.segments`; none when ignored)."""
+    page's segment hashes (:mod:`~webdedup.algorithms.segments`; none when ignored or not
+    counted)."""
     url = page.url if isinstance(page.url, str) else None
     text = page_text(page)
     digest = digest_text(text)
@@ -89,7 +90,8 @@ def prepare_page(
         lang=found.lang,
         lang_score=found.score,
     )
-    segments = page_segments(text) if ignored is None and row.host is not None else []
+    count = config.counts_segments and ignored is None and row.host is not None
+    segments = page_segments(text) if count else []
     return row, digest.sketch, segments
 
 
