@@ -160,12 +160,13 @@ def evaluate(db_path) -> dict:
     return result
 
 
-def run_method(db_path, method: str) -> float:
-    """Run webdedup on ``db_path`` with ``method``; returns the wall time in seconds."""
+def run_method(db_path, method: str, **options) -> float:
+    """Run webdedup on ``db_path`` with ``method`` (and ``Config`` options); returns the wall
+    time in seconds."""
     from webdedup import Deduplicator  # imported here: the API is optional for scoring
 
     t0 = time.perf_counter()
-    Deduplicator(method=method).run_on_db(str(db_path))
+    Deduplicator(method=method, **options).run_on_db(str(db_path))
     return time.perf_counter() - t0
 
 
@@ -212,8 +213,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("db", help="an SQLite corpus written by scripts/make_corpus.py")
     ap.add_argument("--run", metavar="METHOD", help="run webdedup with this method first")
     ap.add_argument("--json", action="store_true", help="print JSON")
+    ap.add_argument("--strip-segments", action="store_true",
+                    help="with --run: leave repeated segments out (README, 'Repeated segments')")
+    ap.add_argument("--segment-min-pages", type=int, default=None, metavar="N",
+                    help="with --strip-segments: a line on N pages of its host is repeated")
     args = ap.parse_args(argv)
-    run_seconds = run_method(args.db, args.run) if args.run else None
+    options = {"strip_segments": True} if args.strip_segments else {}
+    if args.segment_min_pages is not None:
+        options["segment_min_pages"] = args.segment_min_pages
+    run_seconds = run_method(args.db, args.run, **options) if args.run else None
     r = evaluate(args.db)
     if args.run:
         r["method"] = args.run

@@ -34,3 +34,7 @@ CREATE TEMP TABLE run_lev_left (a INTEGER NOT NULL, b INTEGER NOT NULL, PRIMARY 
 DROP TABLE IF EXISTS temp.run_verified;
 CREATE TEMP TABLE run_verified (hash_a TEXT NOT NULL, hash_b TEXT NOT NULL, score REAL NOT NULL,
                                 PRIMARY KEY (hash_a, hash_b)) WITHOUT ROWID;
+-- each prepared page's segments (sql/segments_*.sql; webdedup.algorithms.segments)
+DROP TABLE IF EXISTS temp.run_segments;
+CREATE TEMP TABLE run_segments (host TEXT NOT NULL, hash INTEGER NOT NULL, id INTEGER NOT NULL,
+                                PRIMARY KEY (host, hash, id)) WITHOUT ROWID;

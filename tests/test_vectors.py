@@ -172,6 +172,36 @@ def wrong_shape(texts: list[str]) -> np.ndarray:
     return np.zeros((len(texts) + 1, 4))
 
 
+def test_explain_on_a_vectors_run_reports_its_stored_score_not_a_levenshtein_one(
+    corpus: dict[str, Any], vectors_run: dict[str, Any]
+) -> None:
+    from webdedup.output import explain_pair, format_explanation
+
+    db = vectors_run["path"]
+    conn = sqlite3.connect(db)
+    try:
+        edges = {(a, b): s for a, b, s in conn.execute("SELECT a, b, score FROM _webdedup_edges")}
+    finally:
+        conn.close()
+    copy, original = next(
+        (c, o) for c, o in corpus["copies"].items() if (min(c, o), max(c, o)) in edges
+    )
+    e = explain_pair(db, str(original), str(copy))
+    run = e["run"]
+    assert run["measure"] == "vectors" and run["method"] == "vectors"
+    assert run["score"] == edges[(min(copy, original), max(copy, original))]
+    assert run["edge"] is True and run["recomputed"] is False
+    # a reworded copy: its shingles are broken, the minhash verdict is below the run's score
+    assert run["shingle_score"] < run["score"]
+    text = format_explanation(e)
+    assert "stored edge score" in text and "can't be recomputed" in text
+    # two different articles of one template: no stored edge, said plainly
+    a, b = corpus["template_pairs"][0]
+    e = explain_pair(db, str(a), str(b))
+    assert e["run"]["score"] is None and e["run"]["edge"] is False
+    assert "no stored edge between these two pages" in format_explanation(e)
+
+
 def test_embedder_hook_gives_the_candidates(corpus: dict[str, Any], tmp_path: Path) -> None:
     db = copy_of(corpus["path"], tmp_path, "embedded.sqlite")
     config = Config(method="vectors", embedder="test_vectors:tiny_embedder")

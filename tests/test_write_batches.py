@@ -22,7 +22,7 @@ from webdedup import Deduplicator
 from webdedup.config import Config
 from webdedup.errors import ConcurrentRun, ConfigError
 from webdedup.incremental.plan import MISSED
-from webdedup.pipeline.phase5_write_back import GENERATION, INTERRUPTED, STATE
+from webdedup.pipeline.phase5_write_back import GENERATION, INTERRUPTED, SEGMENT_STATE, STATE
 
 TINY = 1e-9  # every write is larger than this: batched, smallest batches
 
@@ -48,7 +48,10 @@ def crawl(n: int = 60) -> list[dict]:
 def state(path) -> dict[str, list]:
     """Every state table, the queue, and the meta values a run decides with."""
     conn = sqlite3.connect(path)
-    out = {c.main: conn.execute(f"SELECT * FROM {c.main} ORDER BY 1, 2").fetchall() for c in STATE}
+    out = {
+        c.main: sorted(conn.execute(f"SELECT * FROM {c.main}").fetchall(), key=repr)
+        for c in STATE + SEGMENT_STATE
+    }
     out["changes"] = conn.execute("SELECT id, op FROM _webdedup_changes ORDER BY id").fetchall()
     out["meta"] = conn.execute(
         "SELECT key, value FROM _webdedup_meta WHERE key NOT IN (?, 'config') ORDER BY key",
@@ -71,7 +74,7 @@ def change(path) -> None:
     conn.close()
 
 
-@pytest.mark.parametrize("method", ["minhash", "levenshtein"])
+@pytest.mark.parametrize("method", ["minhash", "levenshtein", "segments"])
 def test_batched_write_equals_one_transaction(tmp_path, method):
     batched = write_pages(tmp_path / "batched.sqlite", crawl())
     single = tmp_path / "single.sqlite"
@@ -81,8 +84,11 @@ def test_batched_write_equals_one_transaction(tmp_path, method):
             change(batched)
             change(single)
         full = step == "full"
-        a = Deduplicator(method=method, write_lock=TINY).run_on_db(batched, full=full)
-        b = Deduplicator(method=method, write_lock=0).run_on_db(single, full=full)
+        options = {"method": method}
+        if method == "segments":  # minhash, with the repeated segments counted and stripped
+            options = {"count_segments": True, "strip_segments": True, "segment_min_pages": 2}
+        a = Deduplicator(write_lock=TINY, **options).run_on_db(batched, full=full)
+        b = Deduplicator(write_lock=0, **options).run_on_db(single, full=full)
         assert a.mode == b.mode == ("incremental" if step == "incremental" else "full")
         assert b.phases["write_back"]["transactions"] == 1
         assert a.phases["write_back"]["transactions"] > 3, a.phases["write_back"]
@@ -91,6 +97,8 @@ def test_batched_write_equals_one_transaction(tmp_path, method):
         assert state(batched) == state(single)
         assert 0 < a.timings["write_lock"] < a.timings["write_lock_total"]
     assert a.edges > 0 and a.near_duplicates > 0  # the corpus has something to write
+    if method == "segments":
+        assert state(batched)["_webdedup_page_segments"]
 
 
 def test_a_small_write_stays_one_transaction(tmp_path):

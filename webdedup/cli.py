@@ -263,6 +263,28 @@ def cli() -> None:
     "About doubles a run's CPU time. [default: off]",
 )
 @click.option(
+    "--strip-segments/--keep-segments",
+    "strip_segments",
+    default=None,
+    help="Leave each host's repeated segments (lines on --segment-min-pages of its pages: "
+    "navigation, footers, banners; see 'webdedup segments') out of shingling and "
+    "verification (minhash, simhash). [default: keep]",
+)
+@click.option(
+    "--count-segments/--no-count-segments",
+    "count_segments",
+    default=None,
+    help="Count each host's repeated lines for 'webdedup segments' (about a third more CPU; "
+    "--strip-segments counts them too). [default: off]",
+)
+@click.option(
+    "--segment-min-pages",
+    type=int,
+    default=None,
+    metavar="N",
+    help="A line on N pages of its host or more is a repeated segment [default: 3].",
+)
+@click.option(
     "--assignments",
     default=None,
     metavar="DIR",
@@ -304,6 +326,8 @@ def db_command(
         webdedup db crawl.sqlite --languages en,de
         webdedup db crawl.sqlite --detect-language
         webdedup db crawl.sqlite --method vectors --threshold 0.85
+        webdedup db crawl.sqlite --count-segments && webdedup segments crawl.sqlite
+        webdedup db crawl.sqlite --strip-segments
     """
     with errors_to_exit_codes():
         config = build_config(config_file, table, columns, **options)
@@ -723,6 +747,54 @@ def explain_command(
         click.echo(json.dumps(explanation, indent=2, ensure_ascii=False))
     else:
         click.echo(format_explanation(explanation))
+
+
+@cli.command("segments")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--host", default=None, help="Only the segments of this host, e.g. example.com.")
+@click.option(
+    "--min-pages",
+    type=int,
+    default=None,
+    metavar="N",
+    help="List segments on at least N pages of their host [default: the last run's "
+    "--segment-min-pages, 3].",
+)
+@click.option("--limit", type=int, default=20, show_default=True, help="List at most K.")
+@json_option("Print the segments as JSON.")
+@busy_timeout_option()
+def segments_command(
+    path: str,
+    host: str | None,
+    min_pages: int | None,
+    limit: int,
+    as_json: bool,
+    busy_timeout: float,
+) -> None:
+    """List the lines repeated on many pages of one host in PATH (site boilerplate).
+
+    A segment is one line of a page's text (whitespace collapsed) of 20 characters or more;
+    'webdedup db --count-segments' (or --strip-segments) counts on how many pages of its host
+    each one is. Shows each repeated segment's page count, its share of the host's pages and
+    its text. The database is only read.
+
+    \b
+    Example:
+        webdedup db crawl.sqlite --count-segments
+        webdedup segments crawl.sqlite
+        webdedup segments crawl.sqlite --host example.com --min-pages 10 --limit 50
+        webdedup segments crawl.sqlite --json | jq '.segments[].sample'
+    """
+    from .output.segments import list_segments
+
+    with errors_to_exit_codes():
+        found = list_segments(
+            path, host=host, min_pages=min_pages, limit=limit, busy_timeout=busy_timeout
+        )
+    if as_json:
+        click.echo(json.dumps(found.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo("\n".join(found.lines()))
 
 
 @cli.command("daft")

@@ -25,6 +25,7 @@ from typing import Any
 from .algorithms import language
 from .algorithms.election import DEFAULT_ELECTION, validate_election
 from .algorithms.minhash import MAX_NUM_PERM
+from .algorithms.segments import SEGMENTS_VERSION
 from .algorithms.text import NORMALIZATION_VERSION
 from .algorithms.urls import IgnoreRules
 from .errors import ConfigError
@@ -105,6 +106,9 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "workers": ((int,), "an integer"),
     "languages": ((list, tuple), "a list of language codes"),
     "detect_language": ((bool,), "true or false"),
+    "strip_segments": ((bool,), "true or false"),
+    "count_segments": ((bool,), "true or false"),
+    "segment_min_pages": ((int,), "an integer"),
     "columns": ((Columns,), "a [columns] table"),
 }
 
@@ -170,6 +174,13 @@ class Config:
     normalized texts and returns one vector a text (e.g. a neural sentence embedding) used
     instead of the reduced TF-IDF vectors to find candidates
     (:mod:`webdedup.algorithms.vectors`).
+    ``count_segments``: count each host's repeated segments for ``webdedup segments`` (off by
+    default: it adds about a third to a run's CPU; README, "Repeated segments").
+    ``strip_segments`` (``minhash`` and ``simhash``; implies ``count_segments``): leave a
+    host's repeated segments (lines
+    on ``segment_min_pages`` of its pages or more: navigation, footers, banners) out of
+    shingling and verification (:mod:`~webdedup.algorithms.segments`; README, "Repeated
+    segments").
     """
 
     method: str = "minhash"
@@ -192,6 +203,9 @@ class Config:
     workers: int = 0
     languages: tuple[str, ...] = ()
     detect_language: bool = False
+    strip_segments: bool = False
+    count_segments: bool = False
+    segment_min_pages: int = 3
     columns: Columns = field(default_factory=Columns)
     embedder: str | None = None
 
@@ -238,6 +252,15 @@ class Config:
             )
         if int(self.workers) < 0:
             raise ConfigError(f"workers must be 0 (all cores) or more, got {self.workers!r}")
+        if int(self.segment_min_pages) < 2:
+            raise ConfigError(
+                f"segment_min_pages must be 2 or more, got {self.segment_min_pages!r}"
+            )
+        if self.strip_segments and self.method not in ("minhash", "simhash"):
+            raise ConfigError(
+                "strip_segments works with the minhash and simhash methods only (the "
+                f"{self.method} method compares whole texts); drop it or pick one of those"
+            )
         if self.embedder is not None and not (
             isinstance(self.embedder, str) and all(self.embedder.partition(":")[::2])
         ):
@@ -259,6 +282,11 @@ class Config:
         """Whether phase 1 detects languages (``detect_language``, or a ``languages`` filter)."""
         return bool(self.detect_language) or bool(self.languages)
 
+    @property
+    def counts_segments(self) -> bool:
+        """Whether phase 1 hashes segments (``count_segments``, or ``strip_segments``)."""
+        return bool(self.count_segments) or bool(self.strip_segments)
+
     def shaping_parameters(self) -> dict[str, Any]:
         """The parameters whose change invalidates stored prepared rows, signatures and edges.
 
@@ -269,6 +297,13 @@ class Config:
         banding: dict[str, Any] = {"simhash_banding": 2} if self.method == "simhash" else {}
         banding |= {"verification": 2} if self.method == "minhash" else {}
         banding |= {"vectors": 1, "embedder": self.embedder} if self.method == "vectors" else {}
+        if self.counts_segments:  # absent otherwise: earlier fingerprints stay valid
+            banding |= {"count_segments": SEGMENTS_VERSION}
+        if self.strip_segments:
+            banding |= {
+                "strip_segments": SEGMENTS_VERSION,
+                "segment_min_pages": int(self.segment_min_pages),
+            }
         return banding | {
             "normalization": NORMALIZATION_VERSION,
             "method": self.method,

@@ -282,7 +282,7 @@ def _prepare_udf(config: Config, spec: NearSpec) -> Any:
     def prepare(*series: Any) -> Any:
         rows = zip(*(s.to_pylist() for s in series), strict=True)
         out = []
-        for row, sketch in prepare_batch(job, [_page(r) for r in rows]):
+        for row, sketch, _ in prepare_batch(job, [_page(r) for r in rows]):
             record = row._asdict()
             record["sketch"] = sketch[0] if sketch is not None else None
             record["band_keys"] = sketch[1] if sketch is not None else None

@@ -57,7 +57,11 @@ def plan_run(conn: sqlite3.Connection, config: Config, layout: Layout, full: boo
         return Plan("full", "--method vectors always makes a full run", seq, tracked)
     if version == 0:
         return Plan("full", "first run on this database", seq, tracked)
-    if version < INCREMENTAL_SCHEMA or not table_exists(conn, "_webdedup_prepared"):
+    if (
+        version < INCREMENTAL_SCHEMA
+        or not table_exists(conn, "_webdedup_prepared")
+        or not table_exists(conn, "_webdedup_page_segments")  # schema 7: segments counted
+    ):
         reason = f"the stored state is from an older webdedup (schema {version})"
         return Plan("full", reason, seq, tracked)
     stored = meta_value(conn, "fingerprint")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import deque
+from dataclasses import replace
 from datetime import datetime, time, timezone
 from pathlib import Path
 from types import SimpleNamespace
@@ -119,6 +120,12 @@ def run_score(config: Config, text_a: str, text_b: str) -> dict[str, Any]:
     the Levenshtein ratio (:func:`~webdedup.algorithms.sketch.verify`); ``simhash`` on the
     SimHashes; ``levenshtein`` on the Indel ratio of the first ``LEVENSHTEIN_MAX_CHARS``
     characters. ``score`` is rounded as the stored edge scores are.
+
+    ``vectors`` scores a pair by the higher of the word TF-IDF cosine and the ``minhash``
+    verdict (:func:`~webdedup.algorithms.vectors.verdict_scores`); the cosine weighs words by
+    their frequency over all the run's texts, which no run keeps, so it cannot be recomputed
+    for one pair: ``score`` is ``None`` (:func:`explain_pair` puts the stored edge's score
+    there), ``shingle_score`` the ``minhash`` verdict (a lower bound of the run's score).
     """
     spec = NearSpec.from_config(config)
     out: dict[str, Any] = {"method": spec.method, "threshold": spec.threshold}
@@ -133,6 +140,19 @@ def run_score(config: Config, text_a: str, text_b: str) -> dict[str, Any]:
             if v.measure != "levenshtein"
             else LEVENSHTEIN_MAX_CHARS,
         }
+    elif spec.method == "vectors":
+        shingled = replace(spec, method="minhash")
+        v = verify(shingled, features(shingled, text_a), features(shingled, text_b))
+        out |= {
+            "score": None,
+            "measure": "vectors",
+            "recomputed": False,
+            "shingle_measure": v.measure,
+            "shingle_score": round(float(v.score), 6),
+            "compared_chars": SKETCH_CHARS,
+        }
+        out["edge"] = out["shingle_score"] >= spec.threshold
+        return out
     elif spec.method == "simhash":
         score = simhash.similarity(simhash.simhash(text_a), simhash.simhash(text_b))
         out |= {"score": round(score, 6), "measure": "simhash", "compared_chars": SKETCH_CHARS}
@@ -347,6 +367,11 @@ def explain_pair(
             cfg = layout.config
             config = run_config(cfg)
             run = run_score(config, page_a["normalized_text"], page_b["normalized_text"])
+            if run["measure"] == "vectors":  # the run's score is the stored edge's, if any
+                stored = conn.execute(sql("export/edge_between"), {"a": id_a, "b": id_b})
+                edge = stored.fetchone()
+                run["score"] = None if edge is None else float(edge[0])
+                run["edge"] = edge is not None
             words = {p["id"]: _word_count(conn, p["id"]) for p in (page_a, page_b)}
             short = [pid for pid, n in words.items() if n is not None and n < config.min_words]
             if short:
@@ -452,7 +477,21 @@ def format_explanation(e: dict[str, Any]) -> str:
             f"dup_score {p['dup_score']}",
         ]
     r = e.get("run")
-    if r:
+    if r and r["measure"] == "vectors":
+        found = (
+            f"stored edge score {r['score']:.4f} -> an edge"
+            if r["score"] is not None
+            else "no stored edge between these two pages"
+        )
+        lines += [
+            f"run's score: vectors (the higher of word TF-IDF cosine and the minhash verdict), "
+            f"threshold {r['threshold']}: {found}",
+            "   the cosine can't be recomputed for one pair (its word weights span all the "
+            "run's texts and are not kept);",
+            f"   minhash verdict {r['shingle_measure']} {r['shingle_score']:.4f} "
+            "(a lower bound of the run's score)",
+        ]
+    elif r:
         decided = f"{r['measure']} {r['score']:.4f}"
         if r.get("shingle_score") is not None and r["measure"] != r.get("shingle_measure"):
             decided += f" ({r['shingle_measure']} {r['shingle_score']:.4f} was in the grey zone)"

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..algorithms import language
+from ..algorithms.segments import page_segments
 from ..algorithms.sketch import NearSpec, sketch_texts
 from ..algorithms.text import digest_text
 from ..algorithms.timestamps import parse_timestamp
@@ -49,8 +50,12 @@ class Prepared(NamedTuple):
     lang_score: float | None
 
 
-def prepare_page(page: PageInput, config: Config, rules: IgnoreRules) -> tuple[Prepared, str]:
-    """Prepare one page; returns the row and the normalized text kept for sketches."""
+def prepare_page(
+    page: PageInput, config: Config, rules: IgnoreRules
+) -> tuple[Prepared, str, list[int]]:
+    """Prepare one page; returns the row, the normalized text kept for sketches and the
+    page's segment hashes (:mod:`~webdedup.algorithms.segments`; none when ignored or not
+    counted)."""
     url = page.url if isinstance(page.url, str) else None
     text = page_text(page)
     digest = digest_text(text)
@@ -85,7 +90,9 @@ def prepare_page(page: PageInput, config: Config, rules: IgnoreRules) -> tuple[P
         lang=found.lang,
         lang_score=found.score,
     )
-    return row, digest.sketch
+    count = config.counts_segments and ignored is None and row.host is not None
+    segments = page_segments(text) if count else []
+    return row, digest.sketch, segments
 
 
 @dataclass(frozen=True)
@@ -99,21 +106,22 @@ class PrepareJob:
 
 def prepare_batch(
     job: PrepareJob, pages: Sequence[PageInput]
-) -> list[tuple[Prepared, Sketch | None]]:
-    """Prepare a batch and sketch its pages that are long enough (pure; runs in workers)."""
+) -> list[tuple[Prepared, Sketch | None, list[int]]]:
+    """Prepare a batch and sketch its pages that are long enough (pure; runs in workers);
+    with each page its segment hashes."""
     rules = IgnoreRules.from_patterns(job.config.urls_to_ignore)
-    out: list[tuple[Prepared, Sketch | None]] = []
+    out: list[tuple[Prepared, Sketch | None, list[int]]] = []
     to_sketch: list[int] = []
     texts: list[str] = []
     for page in pages:
-        row, text = prepare_page(page, job.config, rules)
+        row, text, segments = prepare_page(page, job.config, rules)
         if job.spec is not None and row.ignored is None and row.word_count >= job.spec.min_words:
             to_sketch.append(len(out))
             texts.append(text)
-        out.append((row, None))
+        out.append((row, None, segments))
     if to_sketch and job.spec is not None:
         for i, sketch in zip(to_sketch, sketch_texts(job.spec, texts), strict=True):
-            out[i] = (out[i][0], sketch)
+            out[i] = (out[i][0], sketch, out[i][2])
     return out
 
 
@@ -172,8 +180,12 @@ def run(ctx: RunContext) -> PrepareResult:
         kernels.warm_up()  # once here, not once in every forked worker
     batches = _batches(iter_pages(reader), config.chunk_size, BATCH_CHARS)
     for results in ordered_map(prepare_batch, ((job, b) for b in batches), workers):
-        conn.executemany(insert, [row for row, _ in results])
-        sketched = [(row.id, sk) for row, sk in results if sk is not None]
+        conn.executemany(insert, [row for row, _, _ in results])
+        conn.executemany(  # the pages' segments (pipeline.segments counts them)
+            "INSERT INTO temp.run_segments (host, hash, id) VALUES (?, ?, ?)",
+            [(row.host, h, row.id) for row, _, hashes in results for h in hashes],
+        )
+        sketched = [(row.id, sk) for row, sk, _ in results if sk is not None]
         if sketched:
             store_sketches(conn, spec.scheme, [i for i, _ in sketched], [sk for _, sk in sketched])
         seen += len(results)

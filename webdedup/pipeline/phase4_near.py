@@ -28,7 +28,7 @@ from ..algorithms.text import digest_text
 from ..parallel import ordered_map
 from ..store import run_script, sql
 from ..store.pages import PageInput, fetch_pages, fetch_texts, page_text
-from . import language_guard, phase4_window
+from . import language_guard, phase4_window, segments
 from .context import NearResult, RunContext
 from .phase1_prepare import worker_count
 
@@ -64,7 +64,10 @@ def run(ctx: RunContext) -> NearResult:
         candidates, edges = _banded_run(ctx, spec)
 
     def score_of(a: int, b: int) -> float:
-        texts = fetch_texts(conn, ctx.layout, (a, b))
+        if ctx.config.strip_segments:
+            texts = segments.stripped_texts(ctx, (a, b))
+        else:
+            texts = fetch_texts(conn, ctx.layout, (a, b))
         return text_similarity(spec, texts[a], texts[b])
 
     edges = cluster_edges(ctx, edges, component, score_of)
@@ -145,7 +148,7 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, i
     hashes = dict(conn.execute(sql("near_node_hashes")))
     scores: dict[tuple[int, int], float] = {}
     todo = pairs
-    if ctx.incremental:
+    if ctx.incremental and not ctx.config.strip_segments:  # stripped texts change with counts
         todo = []
         for a, b in pairs:
             cached = conn.execute(sql("verified_lookup"), _hash_pair(hashes, a, b)).fetchone()
@@ -157,7 +160,7 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, i
     workers = worker_count(ctx.config, len(todo), minimum=PARALLEL_MIN_PAIRS)
     chunks = [todo[i : i + VERIFY_CHUNK] for i in range(0, len(todo), VERIFY_CHUNK)]
     jobs = (
-        (spec, fetch_pages(conn, ctx.layout, {x for pair in chunk for x in pair}), chunk)
+        (spec, _verify_pages(ctx, {x for pair in chunk for x in pair}), chunk)
         for chunk in chunks
     )
     for chunk, found in zip(chunks, ordered_map(verify_chunk, jobs, workers), strict=True):
@@ -170,6 +173,12 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, i
     )
     edges = [(a, b, s) for (a, b), s in sorted(scores.items()) if s >= spec.threshold]
     return len(pairs), edges
+
+
+def _verify_pages(ctx: RunContext, ids: set[int]) -> dict[int, PageInput]:
+    """The pages a verification job needs (without their repeated segments when stripping)."""
+    pages = fetch_pages(ctx.conn, ctx.layout, ids)
+    return segments.stripped_pages(ctx, pages) if ctx.config.strip_segments else pages
 
 
 def _hash_pair(hashes: dict[int, str], a: int, b: int) -> tuple[str, str]:

@@ -31,6 +31,7 @@ from ..incremental.plan import MISSED
 from ..store import migrate, quote, run_script, sql
 from ..store.schema import add_output_columns, install_triggers, record_annotated
 from ..store.state import meta_value, set_meta
+from . import segments
 from .context import RunContext, WriteBackResult
 
 #: ``_webdedup_meta`` key: a count a run moves on when it starts to write (and again in its
@@ -74,6 +75,11 @@ STATE = (
     StateCopy("_webdedup_edges", "run_edges", ("a", "b")),
     StateCopy("_webdedup_nodes", "run_lev_nodes", ("id",), same_columns=False),
     StateCopy("_webdedup_verified", "run_verified", ("hash_a", "hash_b")),
+)
+#: The repeated segments' state, replaced by a full run that counted them (``segments``).
+SEGMENT_STATE = (
+    StateCopy("_webdedup_page_segments", "run_segments", ("host", "hash", "id"), False),
+    StateCopy("_webdedup_segments", "run_segment_counts", ("host", "hash"), False),
 )
 
 Hold = Callable[[], AbstractContextManager[None]]  # one timed write transaction
@@ -142,7 +148,7 @@ def write_ahead(ctx: RunContext, hold: Hold, changed_since: Callable[[], bool]) 
             ctx.missed_changes = not plan.tracked and changed_since()
             install_triggers(conn, layout)
             run_script(conn, "queue_unseen", pages=quote(layout.table), rowid=quote(layout.rowid))
-        for copy in STATE:
+        for copy in STATE + (SEGMENT_STATE if segments.counted(ctx) else ()):
             columns = ", ".join(quote(c) for c in _columns(conn, copy.main))
             insert = (
                 f"INSERT INTO main.{quote(copy.main)} ({columns}) SELECT {columns} "
@@ -187,6 +193,8 @@ def run(ctx: RunContext, *, ahead: int | None = None) -> WriteBackResult:
         install_triggers(conn, layout)
         # rows inserted after this run's snapshot, maybe before the triggers existed
         run_script(conn, "queue_unseen", pages=quote(layout.table), rowid=quote(layout.rowid))
+    if ahead is None or plan.mode == "incremental":  # (a batched full run: write_ahead)
+        segments.save(ctx)
     conn.execute("DELETE FROM _webdedup_changes WHERE seq <= ?", (plan.max_seq,))
     if ctx.missed_changes:  # see Plan.tracked: the next run must be full
         set_meta(

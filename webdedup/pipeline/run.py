@@ -28,7 +28,7 @@ from typing import Protocol
 
 from ..algorithms.sketch import NearSpec
 from ..config import Columns, Config
-from ..errors import InputError, WebdedupError
+from ..errors import ConfigError, InputError, WebdedupError
 from ..incremental import plan as planning
 from ..incremental import region
 from ..store import (
@@ -58,6 +58,7 @@ from . import (
     phase4_near,
     phase4_vectors,
     phase5_write_back,
+    segments,
 )
 from .context import NearResult, PhaseHook, RunContext
 from .prune import prune as phase_prune
@@ -155,6 +156,11 @@ def run_on_db(
             )
         spec = NearSpec.from_config(config)  # built once, used by every phase
         if loaded is not None:
+            if config.strip_segments:  # 'webdedup daft' neither counts nor strips segments
+                raise ConfigError(
+                    "--strip-segments cannot apply the results of 'webdedup daft', which does "
+                    "not strip segments; run 'webdedup db' without --assignments instead"
+                )
             loaded.check(conn, config, layout)
         if own:  # the checks passed and the run is going to write: only now touch the file
             use_wal(conn, config.busy_timeout)
@@ -271,12 +277,14 @@ def _run_phases(
             ctx.only = changed
             with ctx.phase("prepare"):
                 ctx.record("prepare", phase1_prepare.run(ctx))
+            changed = changed | _segments(ctx)  # and the pages whose stripped text changed
             with ctx.phase("region"):
                 region.build_region(conn, config, ctx.spec, changed)
             small_hosts = "small_hosts_incremental"
         else:
             with ctx.phase("prepare"):
                 ctx.record("prepare", phase1_prepare.run(ctx))
+            _segments(ctx)
             renumbered = _renumbered(conn)
         if config.n_min > 0:
             conn.execute(sql(small_hosts), {"n_min": config.n_min})
@@ -306,6 +314,19 @@ def _run_phases(
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise translate(exc) from exc
+
+
+def _segments(ctx: RunContext) -> set[int]:
+    """Count the run's segments; with ``strip_segments``, sketch the pages that carry a
+    repeated one again without it. Returns the unchanged pages that must count as changed
+    (their repeated segments changed: :func:`segments.strip`)."""
+    with ctx.phase("segments"):
+        ctx.record("segments", segments.count(ctx))
+        if not ctx.config.strip_segments:
+            return set()
+        result, pulled = segments.strip(ctx)
+        ctx.record("segments", result)
+    return pulled
 
 
 def _load_verdicts(ctx: RunContext) -> None:

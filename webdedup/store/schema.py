@@ -27,6 +27,8 @@ STATE_TABLES = (
     "_webdedup_verified",
     "_webdedup_nodes",
     "_webdedup_verdicts",
+    "_webdedup_page_segments",
+    "_webdedup_segments",
 )
 #: The tables an annotated database must have for ``export``, ``explain`` and ``stats``.
 RESULT_TABLES = ("_webdedup_meta", "_webdedup_runs", "_webdedup_prepared", "_webdedup_edges")
