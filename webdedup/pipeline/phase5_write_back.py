@@ -11,8 +11,9 @@ A large write (a first run, or any full run, on a big crawl) would hold the lock
 as it takes to rewrite every row: SQLite rewrites a row's whole record, text included, to
 add its annotation. :func:`batched` tells when the write is estimated to take longer than
 ``Config.write_lock`` seconds; :func:`write_ahead` then writes the annotations and a full
-run's state in transactions sized to that (each measured, the next sized from it), so a
-crawler never waits longer than about ``write_lock``. The first of them marks the stored
+run's state in transactions sized to that (each measured, the next sized from it), with
+pauses between them, so a crawler never waits longer than about ``write_lock``. The first
+of them marks the stored
 state as being rewritten (the next run is then full if this one dies halfway), and every one
 checks that no other run wrote meanwhile; :func:`run` finishes in the last, short one.
 """
@@ -44,7 +45,8 @@ INTERRUPTED = (
     "annotations, others the run before's): running a full pass once more"
 )
 #: Bytes per second a rewrite of rows is estimated at, to decide whether a write fits in
-#: ``write_lock`` (a low figure for a laptop disk: a slower disk only makes batches smaller).
+#: ``write_lock`` and to size the first batch (a low figure for a laptop disk; the batches
+#: after the first are sized from what the one before took).
 WRITE_RATE = 64 * 2**20
 MIN_BATCH = 16  # rows: the smallest batch, however slow the disk
 #: Seconds of a pause between two batches: a crawler waiting for the lock gets it then.
