@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Daft's native runner against `webdedup db` on the same labelled corpus (prints figures).
 
-    python scripts/bench_daft.py                       # 100,000 pages
-    python scripts/bench_daft.py --pages 20000 100000  # several sizes: the cost growth
-    python scripts/bench_daft.py --pages 1000000 --keep /big/disk
+    python scripts/bench_daft.py                              # 100,000 pages
+    python scripts/bench_daft.py --pages 100000 300000        # several sizes: the cost growth
+    python scripts/bench_daft.py --pages 1000000 --steps daft --work /big/disk
 
-For each size: a corpus (scripts/make_corpus.py, seed 1), then, each in its own process so
-its peak memory can be read (max RSS of the process and its children, ``RUSAGE_CHILDREN``):
+For each size: a corpus (scripts/make_corpus.py --lengths short, seed 1, built once and kept in
+``--cache``, shared with scripts/bench.py), then, each in its own process so its CPU time and
+peak memory can be read (max RSS of the process and its children, ``RUSAGE_CHILDREN``):
 `webdedup db` on a copy (a full run), `webdedup export --parquet`, `webdedup daft` (native
-runner, all cores) and `webdedup db --assignments`. Prints wall time, pages/s and peak RSS
-of each, checks that Daft's groups equal db's, and the growth of each step's time from one
-size to the next (x2.0 per doubling is linear).
+runner, all cores) and `webdedup db --assignments`. Prints wall time, CPU time (user +
+system, children included) and peak RSS of each, checks that Daft's groups equal db's, and the
+growth of each step's CPU time from one size to the next (x2.0 per doubling is linear). On a
+shared machine quote the CPU time: the wall time depends on the load.
 """
 
 from __future__ import annotations
@@ -41,8 +43,9 @@ wall = time.perf_counter() - t0
 if done.returncode:
     sys.stderr.write(done.stderr.decode()[-4000:])
     sys.exit(done.returncode)
-print(json.dumps({"wall": wall,
-                  "maxrss_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+                  "maxrss_kib": usage.ru_maxrss}))
 """
 
 
@@ -57,13 +60,25 @@ def measure(*cmd: str) -> dict[str, float]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def make_corpus(path: Path, pages: int) -> None:
+def cached_corpus(cache: Path, pages: int) -> Path:
+    """The corpus of ``pages`` pages (short lengths, seed 1), built once and kept in ``cache``
+    (the name scripts/bench.py uses, so both share it); runs only ever read copies of it."""
+    path = cache / f"corpus-{pages}-seed1-short.sqlite"
+    if path.exists():
+        return path
+    cache.mkdir(parents=True, exist_ok=True)
     spec = importlib.util.spec_from_file_location("_make_corpus", ROOT / "scripts/make_corpus.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
-    mod.build_corpus(path, pages, seed=1, measure=False)
+    t0 = time.perf_counter()
+    partial = path.with_suffix(".partial")
+    partial.unlink(missing_ok=True)
+    mod.build_corpus(partial, pages, seed=1, measure=False, lengths="short")
+    partial.rename(path)
+    print(f"  corpus of {pages:,} pages built in {time.perf_counter() - t0:.0f} s", flush=True)
+    return path
 
 
 def annotations_db(path: Path) -> dict[int, tuple]:
@@ -82,70 +97,99 @@ def annotations_daft(out: Path) -> dict[int, tuple]:
     return {r["id"]: tuple(r[c] for c in OUTPUT) for r in rows}
 
 
-def bench(pages: int, work: Path) -> dict[str, dict[str, float]]:
+STEPS = ("db", "export", "daft", "assignments")
+NAMES = {"db": "db (SQLite, full run)", "export": "export --parquet",
+         "daft": "daft (native runner)", "assignments": "db --assignments"}
+
+
+def bench(pages: int, cache: Path, work: Path, steps: tuple[str, ...]) -> dict[str, dict]:
     webdedup = str(Path(sys.executable).parent / "webdedup")
-    corpus = work / f"corpus-{pages}.sqlite"
-    if not corpus.exists():
-        t0 = time.perf_counter()
-        make_corpus(corpus, pages)
-        print(f"  corpus of {pages:,} pages built in {time.perf_counter() - t0:.0f} s", flush=True)
-    db = work / f"db-{pages}.sqlite"
-    shutil.copy(corpus, db)
+    corpus = cached_corpus(cache, pages)
+    db, assigned = work / f"db-{pages}.sqlite", work / f"assigned-{pages}.sqlite"
     parquet, out = work / f"pages-{pages}", work / f"assignments-{pages}"
-    shutil.rmtree(parquet, ignore_errors=True)
-    shutil.rmtree(out, ignore_errors=True)
-    assigned = work / f"assigned-{pages}.sqlite"
-    shutil.copy(corpus, assigned)
-    steps = {
-        "db (SQLite, full run)": measure(webdedup, "db", str(db), "-q"),
-        "export --parquet": measure(webdedup, "export", str(corpus), "--parquet", str(parquet),
-                                    "-q"),
-        "daft (native runner)": measure(webdedup, "daft", f"{parquet}/*.parquet", "--out",
-                                        str(out), "-q"),
-        "db --assignments": measure(webdedup, "db", str(assigned), "--assignments", str(out),
-                                    "-q"),
-    }
-    same = annotations_daft(out) == annotations_db(db)
-    same_db = annotations_db(assigned) == annotations_db(db)
-    manifest = json.loads((out / "_webdedup_manifest.json").read_text())
-    print(f"\n{pages:,} pages (Daft's groups equal db's: {same}; after --assignments: "
-          f"{same_db})")
-    print(f"  {'step':<24} {'wall s':>8} {'pages/s':>9} {'peak RSS MiB':>13}")
-    for name, r in steps.items():
-        print(f"  {name:<24} {r['wall']:>8.1f} {pages / r['wall']:>9,.0f} "
-              f"{r['maxrss_kib'] / 1024:>13,.0f}")
-    phases = ", ".join(f"{k} {v:.1f}" for k, v in manifest["result"]["timings"].items())
-    print(f"  daft phases (s): {phases}", flush=True)
-    for path in (db, assigned):
-        path.unlink()
-    shutil.rmtree(parquet)
-    shutil.rmtree(out)
-    return steps
+    for d in (parquet, out):
+        shutil.rmtree(d, ignore_errors=True)
+    results: dict[str, dict] = {}
+    try:
+        if "db" in steps:
+            shutil.copy(corpus, db)
+            results["db"] = measure(webdedup, "db", str(db), "-q")
+        if {"export", "daft", "assignments"} & set(steps):
+            results["export"] = measure(
+                webdedup, "export", str(corpus), "--parquet", str(parquet), "-q"
+            )
+        if {"daft", "assignments"} & set(steps):
+            results["daft"] = measure(
+                webdedup, "daft", f"{parquet}/*.parquet", "--out", str(out), "-q"
+            )
+            manifest = json.loads((out / "_webdedup_manifest.json").read_text())
+            results["daft"]["phases"] = manifest["result"]["timings"]
+        if "assignments" in steps:
+            shutil.copy(corpus, assigned)
+            results["assignments"] = measure(
+                webdedup, "db", str(assigned), "--assignments", str(out), "-q"
+            )
+        checks = []
+        if "db" in results and "daft" in results:
+            same = annotations_daft(out) == annotations_db(db)
+            checks.append(f"Daft's groups equal db's: {same}")
+        if "db" in results and "assignments" in results:
+            same = annotations_db(assigned) == annotations_db(db)
+            checks.append(f"after --assignments: {same}")
+    finally:
+        for path in (db, assigned):
+            path.unlink(missing_ok=True)
+        shutil.rmtree(parquet, ignore_errors=True)
+        shutil.rmtree(out, ignore_errors=True)
+    print(f"\n{pages:,} pages ({'; '.join(checks) or 'no comparison'})")
+    print(f"  {'step':<24} {'wall s':>8} {'CPU s':>8} {'pages/CPU s':>12} {'peak RSS MiB':>13}")
+    for name, r in results.items():
+        print(f"  {NAMES[name]:<24} {r['wall']:>8.1f} {r['cpu']:>8.1f} "
+              f"{pages / r['cpu']:>12,.0f} {r['maxrss_kib'] / 1024:>13,.0f}")
+    if "daft" in results:
+        phases = ", ".join(f"{k} {v:.1f}" for k, v in results["daft"]["phases"].items())
+        print(f"  daft phases (wall s): {phases}", flush=True)
+    return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pages", type=int, nargs="+", default=[100_000])
-    parser.add_argument("--keep", type=Path, default=None,
-                        help="Directory for the corpora (kept between runs); default: a temp dir")
+    parser.add_argument(
+        "--steps", nargs="+", choices=STEPS, default=list(STEPS),
+        help="Steps to run (default: all; 'daft' needs 'export', which it runs anyway)",
+    )
+    parser.add_argument(
+        "--cache", type=Path, default=Path.home() / ".cache" / "webdedup-bench",
+        help="Where corpora are built once and kept (default: ~/.cache/webdedup-bench)",
+    )
+    parser.add_argument("--work", type=Path, default=None,
+                        help="Directory for the copies and Parquet files (default: a temp dir)")
+    parser.add_argument("--json", type=Path, default=None, help="Also write the figures here")
     args = parser.parse_args()
-    print(f"{platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    work = args.keep or Path(tempfile.mkdtemp(prefix="bench_daft."))
+    print(f"{platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    work = args.work or Path(tempfile.mkdtemp(prefix="bench_daft."))
     work.mkdir(parents=True, exist_ok=True)
     results = {}
     try:
         for n in sorted(args.pages):
-            results[n] = bench(n, work)
+            results[n] = bench(n, args.cache, work, tuple(args.steps))
+            if args.json is not None:
+                args.json.write_text(json.dumps(results, indent=2) + "\n")
     finally:
-        if args.keep is None:
+        if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
     sizes = sorted(results)
     for small, big in zip(sizes, sizes[1:], strict=False):
         doublings = math.log2(big / small)
-        print(f"\ncost growth {small:,} -> {big:,} pages (time ratio per doubling of pages):")
+        print(f"\ncost growth {small:,} -> {big:,} pages (CPU time ratio; x2.00 a doubling "
+              "is linear):")
         for name in results[big]:
-            ratio = results[big][name]["wall"] / results[small][name]["wall"]
-            print(f"  {name:<24} x{ratio:.2f} in all, x{ratio ** (1 / doublings):.2f} a doubling")
+            ratio = results[big][name]["cpu"] / results[small][name]["cpu"]
+            mem = results[big][name]["maxrss_kib"] / results[small][name]["maxrss_kib"]
+            print(f"  {NAMES[name]:<24} CPU x{ratio:.2f} in all, x{ratio ** (1 / doublings):.2f} "
+                  f"a doubling; peak RSS x{mem:.2f}")
 
 
 if __name__ == "__main__":

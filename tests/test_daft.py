@@ -16,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +106,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_export_parquet_writes_every_page_with_webdedup_names(corpus: dict[str, Path]) -> None:
     table = pq.read_table(corpus["parquet"])
     assert table.column_names == ["id", "url", "content", "html", "datetime", "crawled",
-                                  "category", "lang"]
+                                  "category", "lang", "canonical_rank", "not_duplicate_of"]
     conn = sqlite3.connect(corpus["corpus"])
     want = dict(conn.execute("SELECT id, url FROM pages"))
     conn.close()
@@ -168,6 +169,111 @@ def test_nightly_sqlite_run_after_daft_is_incremental_and_equals_a_full_run(
     run("db", full, "--full", "-q")
     assert annotations(db) == annotations(full)
     assert state(db) == state(full)
+
+
+# -- reviewers' verdicts and the language guard -------------------------------------------------
+def _groups(ann: dict[int, tuple[Any, ...]]) -> dict[int, list[int]]:
+    """``{dup_group: member ids}`` of groups with near members, smallest group first."""
+    out: dict[int, list[int]] = {}
+    for pid, a in sorted(ann.items()):
+        if a[OUTPUT.index("dup_group")] is not None:
+            out.setdefault(a[OUTPUT.index("dup_group")], []).append(pid)
+    near = {pid for pid, a in ann.items() if a[OUTPUT.index("dup_kind")] == "near"}
+    return {g: m for g, m in sorted(out.items()) if near & set(m)}
+
+
+@pytest.fixture(scope="module")
+def reviewed(corpus: dict[str, Path]) -> dict[str, Any]:
+    """The corpus with a crawler's ``lang`` column and reviewers' verdicts: a near member
+    "not a duplicate" of its canonical, a near member and a URL duplicate chosen as
+    canonicals, and one near member in German among English pages."""
+    from webdedup.store import connect, migrate, transaction
+    from webdedup.store.verdicts import add_verdict
+
+    before = annotations(corpus["sqlite"])
+    kind, canon = OUTPUT.index("dup_kind"), OUTPUT.index("canonical_id")
+    groups = list(_groups(before).values())
+    near_of = [[m for m in g if before[m][kind] == "near"] for g in groups]
+    apart, pinned = near_of[0][0], near_of[1][0]
+    urls = Counter(a[OUTPUT.index("canonical_url")] for a in before.values())
+    german = next(  # a page alone with its URL and text: its own node of phase 4
+        m for ms in near_of[2:] for m in ms
+        if before[m][OUTPUT.index("exact_group_size")] == 1
+        and urls[before[m][OUTPUT.index("canonical_url")]] == 1
+    )
+    url_dup = next(pid for pid, a in sorted(before.items()) if a[kind] == "url")
+    db = corpus["tmp"] / "reviewed.sqlite"
+    shutil.copy(corpus["corpus"], db)
+    conn = connect(db)
+    try:
+        with transaction(conn):
+            migrate(conn)
+            add_verdict(conn, "not_duplicate", apart, before[apart][canon])
+            add_verdict(conn, "canonical", pinned, before[pinned][canon])
+            add_verdict(conn, "canonical", url_dup, before[url_dup][canon])
+            conn.execute("ALTER TABLE pages ADD COLUMN lang TEXT")
+            conn.execute("UPDATE pages SET lang = CASE id WHEN ? THEN 'de' ELSE 'en' END",
+                         (german,))
+    finally:
+        conn.close()
+    full = corpus["tmp"] / "reviewed-full.sqlite"
+    shutil.copy(db, full)
+    run("db", full, "--full", "-q")
+    parquet, out = corpus["tmp"] / "reviewed-pages", corpus["tmp"] / "reviewed-out"
+    run("export", db, "--parquet", parquet)
+    run("daft", f"{parquet}/*.parquet", "--out", out, "-q")
+    return {"db": db, "full": full, "parquet": parquet, "out": out, "before": before,
+            "apart": apart, "pinned": pinned, "url_dup": url_dup, "german": german}
+
+
+def test_export_parquet_carries_the_verdicts_on_their_pages(reviewed: dict[str, Any]) -> None:
+    rows = pq.read_table(reviewed["parquet"]).to_pylist()
+    pins = {r["id"]: r["canonical_rank"] for r in rows if r["canonical_rank"] is not None}
+    assert pins == {reviewed["url_dup"]: 0, reviewed["pinned"]: 1}  # the latest choice first
+    apart = {r["id"]: r["not_duplicate_of"] for r in rows if r["not_duplicate_of"]}
+    canonical = reviewed["before"][reviewed["apart"]][OUTPUT.index("canonical_id")]
+    assert apart == {reviewed["apart"]: [canonical], canonical: [reviewed["apart"]]}
+
+
+def test_daft_honours_verdicts_and_the_language_guard_as_db_full_does(
+    reviewed: dict[str, Any],
+) -> None:
+    want = annotations(reviewed["full"])
+    canon, kind = OUTPUT.index("canonical_id"), OUTPUT.index("dup_kind")
+    before = reviewed["before"]
+    # the verdicts and the guard changed db's answer (else this test could not fail)
+    apart = reviewed["apart"]
+    assert want[apart][canon] != before[apart][canon]
+    assert want[reviewed["pinned"]][canon] == reviewed["pinned"]
+    assert want[reviewed["url_dup"]][canon] == reviewed["url_dup"]
+    german = reviewed["german"]
+    assert before[german][kind] == "near" and want[german][canon] == german  # alone now
+    # and Daft gives that answer, which --assignments writes with a full run's state
+    assert daft_annotations(reviewed["out"]) == want
+    assigned = reviewed["db"].with_name("reviewed-assigned.sqlite")
+    shutil.copy(reviewed["db"], assigned)
+    run("db", assigned, "--assignments", reviewed["out"], "-q")
+    assert annotations(assigned) == want
+    assert state(assigned) == state(reviewed["full"])
+
+
+def test_assignments_made_before_a_new_verdict_are_refused(reviewed: dict[str, Any]) -> None:
+    from webdedup.store import connect, transaction
+    from webdedup.store.verdicts import add_verdict
+
+    db = reviewed["db"].with_name("reviewed-later.sqlite")
+    shutil.copy(reviewed["db"], db)
+    conn = connect(db)
+    try:
+        with transaction(conn):
+            add_verdict(conn, "canonical", reviewed["german"])
+    finally:
+        conn.close()
+    before = dump(db)
+    result = run("db", db, "--assignments", reviewed["out"], code=3)
+    assert "other reviewers' verdicts (2 chosen canonical(s)" in result.output
+    assert "holds (3 and 1)" in result.output
+    assert dump(db) == before
 
 
 def test_ray_cluster_started_here_gives_the_same_answer(corpus: dict[str, Path]) -> None:
