@@ -308,6 +308,80 @@ def test_ray_cluster_started_here_gives_the_same_answer(corpus: dict[str, Path])
     assert daft_annotations(out) == annotations(corpus["sqlite"])
 
 
+# -- object storage -----------------------------------------------------------------------------
+#: Credentials of the S3 server the test starts (moto accepts any); no other AWS lookups.
+S3_ENV = {"AWS_ACCESS_KEY_ID": "webdedup-test", "AWS_SECRET_ACCESS_KEY": "webdedup-secret",
+          "AWS_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true",
+          "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull}
+
+
+@pytest.fixture
+def s3_server(tmp_path: Path) -> Any:
+    """A real S3-compatible server (moto's, in server mode) on 127.0.0.1, stopped after."""
+    pytest.importorskip("moto", reason="the s3test extra: pip install -e '.[s3test]'")
+    with socketserver_port() as port:
+        pass
+    log = (tmp_path / "moto.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=log, stderr=subprocess.STDOUT, env=os.environ | S3_ENV,
+    )
+    try:
+        import socket
+
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert server.poll() is None, (tmp_path / "moto.log").read_text()
+                assert time.monotonic() < deadline, "the S3 server did not start"
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+
+
+def test_daft_reads_and_writes_s3_and_gives_the_same_answer(
+    corpus: dict[str, Path], s3_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pyarrow import fs
+
+    from webdedup.distributed.objectstore import ObjectStore
+
+    for key, value in S3_ENV.items():
+        monkeypatch.setenv(key, value)
+    fs.S3FileSystem(
+        endpoint_override=s3_server.split("://")[1], scheme="http", region="us-east-1",
+        access_key=S3_ENV["AWS_ACCESS_KEY_ID"], secret_key=S3_ENV["AWS_SECRET_ACCESS_KEY"],
+        allow_bucket_creation=True,
+    ).create_dir("crawl")
+    s3 = ObjectStore.from_options(s3_server).filesystem()  # as webdedup reaches it
+    fs.copy_files(str(corpus["parquet"]), "crawl/pages", source_filesystem=fs.LocalFileSystem(),
+                  destination_filesystem=s3)
+    run("daft", "s3://crawl/pages/*.parquet", "--out", "s3://crawl/assignments/",
+        "--s3-endpoint", s3_server, "-q")
+    names = {i.path for i in s3.get_file_info(fs.FileSelector("crawl/assignments"))}
+    assert names >= {f"crawl/assignments/{n}" for n in ("pages", "edges", "verified",
+                                                        "_webdedup_manifest.json")}
+    local = corpus["tmp"] / "from-s3"
+    fs.copy_files("crawl/assignments", str(local), source_filesystem=s3,
+                  destination_filesystem=fs.LocalFileSystem())
+    assert daft_annotations(local) == annotations(corpus["sqlite"])
+    db = corpus["tmp"] / "from-s3.sqlite"
+    shutil.copy(corpus["corpus"], db)
+    run("db", db, "--assignments", local, "-q")
+    assert annotations(db) == annotations(corpus["sqlite"])
+    # an output that is not empty is refused, and left as it was
+    result = run("daft", "s3://crawl/pages/*.parquet", "--out", "s3://crawl/assignments",
+                 "--s3-endpoint", s3_server, code=3)
+    assert "already exists and is not empty" in result.output
+    assert {i.path for i in s3.get_file_info(fs.FileSelector("crawl/assignments"))} == names
+
+
 # -- bad input ----------------------------------------------------------------------------------
 def _parquet(path: Path, **columns: list[Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -54,6 +54,7 @@ from ..pipeline.phase4_near import verify_chunk
 from ..store.pages import PageInput, as_text, page_text
 from ..version import __version__
 from .components import connected_components
+from .objectstore import ObjectStore, bucket_path, is_remote
 
 #: Methods this path runs (the others need the SQLite path for now).
 SUPPORTED_METHODS = ("minhash",)
@@ -516,13 +517,16 @@ def run_daft(
     *,
     ray_address: str | None = None,
     io_config: Any = None,
+    store: ObjectStore | None = None,
     on_message: Callable[[str], None] | None = None,
 ) -> DaftResult:
     """Deduplicate the Parquet pages of ``inputs`` on Daft and write the result to ``out``.
 
     ``out`` is a new directory: ``pages/`` (one row a page: webdedup's state and annotation
-    columns), ``edges/``, ``verified/`` (Parquet) and a manifest. It appears only when the
-    run succeeded.
+    columns), ``edges/``, ``verified/`` (Parquet) and a manifest. A local one appears only
+    when the run succeeded; an ``s3://`` one gets its manifest last (:mod:`.objectstore`).
+    ``store``: how to reach ``s3://`` inputs and output (default: the AWS environment);
+    ``io_config``: a Daft ``IOConfig`` of one's own instead, for the inputs only.
     """
     import daft
 
@@ -531,10 +535,14 @@ def run_daft(
             f"webdedup daft runs method {', '.join(SUPPORTED_METHODS)} only, not "
             f"{config.method!r}; run 'webdedup db' for {config.method}"
         )
-    target = Path(out)
+    remote = is_remote(str(out))
+    if remote or any(is_remote(i) for i in inputs):
+        store = store or ObjectStore.from_options()
+        io_config = io_config or store.io_config()
+    target: Path | _Remote = _Remote(str(out), store) if remote and store else Path(out)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise InputError(
-            f"{target} already exists and is not empty; give a new directory for --out "
+            f"{out} already exists and is not empty; give a new directory for --out "
             "(or remove the old one)"
         )
     t0 = time.perf_counter()
@@ -871,43 +879,98 @@ PAGE_COLUMNS = (
 )
 
 
-def _write(
-    run: _Run, result: Any, target: Path, inputs: list[str], res: DaftResult, t0: float
-) -> None:
-    """Write into a fresh directory beside ``target``, renamed to it when complete."""
-    from daft import col
-    from daft.functions import when
+class _Remote:
+    """An ``s3://`` output directory (the few calls ``run_daft`` makes on a local one)."""
 
+    def __init__(self, url: str, store: ObjectStore) -> None:
+        self.url, self.store = url.rstrip("/"), store
+        self.fs = store.filesystem()
+        self.path = bucket_path(url)
+
+    def __str__(self) -> str:
+        return self.url
+
+    def exists(self) -> bool:
+        from pyarrow import fs
+
+        return bool(self.fs.get_file_info(self.path).type != fs.FileType.NotFound)
+
+    def is_dir(self) -> bool:
+        from pyarrow import fs
+
+        return bool(self.fs.get_file_info(self.path).type != fs.FileType.File)
+
+    def iterdir(self) -> Iterator[str]:
+        from pyarrow import fs
+
+        selector = fs.FileSelector(self.path, allow_not_found=True)
+        return iter(info.path for info in self.fs.get_file_info(selector))
+
+
+def _write(
+    run: _Run, result: Any, target: Path | _Remote, inputs: list[str], res: DaftResult,
+    t0: float,
+) -> None:
+    """Write into a fresh directory beside ``target``, renamed to it when complete (on object
+    storage: straight into ``target``, the manifest last, all removed on failure)."""
+    if isinstance(target, _Remote):
+        io_config = target.store.io_config()
+        try:
+            _write_parts(run, result, target.url, inputs, res, t0, io_config, target.fs)
+        except BaseException:
+            target.fs.delete_dir_contents(target.path, missing_dir_ok=True)
+            raise
+        return
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
-        result.write_parquet(str(work / "pages"))
-        run.edges.select("a", "b", "score").sort(["a", "b"]).write_parquet(str(work / "edges"))
-        lo = when(col("_xa") < col("_xb"), col("_xa")).otherwise(col("_xb"))
-        hi = when(col("_xa") < col("_xb"), col("_xb")).otherwise(col("_xa"))
-        verified = run.scored.select(lo.alias("hash_a"), hi.alias("hash_b"), "score").distinct()
-        verified.sort(["hash_a", "hash_b"]).write_parquet(str(work / "verified"))
-        res.wall_seconds = round(time.perf_counter() - t0, 4)
-        manifest = {
-            "format": MANIFEST_FORMAT,
-            "version": MANIFEST_VERSION,
-            "webdedup_version": __version__,
-            "method": run.config.method,
-            "scheme": run.spec.scheme,
-            "fingerprint": run.config.fingerprint(),
-            "shaping": run.config.shaping_parameters(),
-            "config": asdict(run.config),
-            "inputs": inputs,
-            "verdicts": run.verdicts.as_json(),
-            "result": asdict(res),
-        }
-        (work / MANIFEST).write_text(json.dumps(manifest, indent=2, default=list) + "\n")
+        _write_parts(run, result, str(work), inputs, res, t0, None, None)
         if target.exists():
             target.rmdir()  # empty (checked before the run)
         work.rename(target)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
+
+
+def _write_parts(
+    run: _Run, result: Any, where: str, inputs: list[str], res: DaftResult, t0: float,
+    io_config: Any, filesystem: Any,
+) -> None:
+    """The output's Parquet parts and, last, its manifest (into ``where``)."""
+    from daft import col
+    from daft.functions import when
+
+    result.write_parquet(f"{where}/pages", io_config=io_config)
+    run.edges.select("a", "b", "score").sort(["a", "b"]).write_parquet(
+        f"{where}/edges", io_config=io_config
+    )
+    lo = when(col("_xa") < col("_xb"), col("_xa")).otherwise(col("_xb"))
+    hi = when(col("_xa") < col("_xb"), col("_xb")).otherwise(col("_xa"))
+    verified = run.scored.select(lo.alias("hash_a"), hi.alias("hash_b"), "score").distinct()
+    verified.sort(["hash_a", "hash_b"]).write_parquet(
+        f"{where}/verified", io_config=io_config
+    )
+    res.wall_seconds = round(time.perf_counter() - t0, 4)
+    manifest = {
+        "format": MANIFEST_FORMAT,
+        "version": MANIFEST_VERSION,
+        "webdedup_version": __version__,
+        "method": run.config.method,
+        "scheme": run.spec.scheme,
+        "fingerprint": run.config.fingerprint(),
+        "shaping": run.config.shaping_parameters(),
+        "config": asdict(run.config),
+        "inputs": inputs,
+        "verdicts": run.verdicts.as_json(),
+        "result": asdict(res),
+    }
+    text = json.dumps(manifest, indent=2, default=list) + "\n"
+    if filesystem is None:
+        Path(where, MANIFEST).write_text(text)
+    else:
+        with filesystem.open_output_stream(f"{bucket_path(where)}/{MANIFEST}") as f:
+            f.write(text.encode())
 
 
 def _counts(result: Any) -> dict[str, int]:
