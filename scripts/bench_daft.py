@@ -36,21 +36,58 @@ OUTPUT = ("canonical_url", "content_hash", "exact_group_size", "dup_group", "dup
           "canonical_id", "is_canonical", "dup_kind", "dup_score")
 
 MEASURE = """
-import resource, subprocess, sys, time, json
+import json, os, resource, subprocess, sys, tempfile, threading, time
+
+def tree(root):
+    children = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo += children.get(pid, [])
+    return out
+
+def pss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+err = tempfile.TemporaryFile()
 t0 = time.perf_counter()
-done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+proc = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=err)
+peak = 0
+while proc.poll() is None:
+    peak = max(peak, sum(pss_kib(p) for p in tree(proc.pid)))
+    time.sleep(0.5)
 wall = time.perf_counter() - t0
-if done.returncode:
-    sys.stderr.write(done.stderr.decode()[-4000:])
-    sys.exit(done.returncode)
+if proc.returncode:
+    err.seek(0)
+    sys.stderr.write(err.read().decode(errors="replace")[-4000:])
+    sys.exit(proc.returncode)
 usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
-                  "maxrss_kib": usage.ru_maxrss}))
+                  "maxrss_kib": usage.ru_maxrss, "tree_pss_kib": peak}))
 """
 
 
 def measure(*cmd: str) -> dict[str, float]:
-    """Wall time and peak RSS of ``cmd`` (run by a fresh process that only waits for it)."""
+    """Wall time, CPU time (user + system of ``cmd`` and the children it waited for), the
+    peak RSS of its largest process, and the peak sum of the PSS of its whole process tree
+    (sampled every 0.5 s: worker processes included, shared pages counted once), of ``cmd``
+    run by a fresh process that only watches it."""
     env = os.environ | {"DAFT_PROGRESS_BAR": "0"}
     out = subprocess.run(
         [sys.executable, "-c", MEASURE, *cmd], capture_output=True, text=True, env=env
@@ -142,10 +179,13 @@ def bench(pages: int, cache: Path, work: Path, steps: tuple[str, ...]) -> dict[s
         shutil.rmtree(parquet, ignore_errors=True)
         shutil.rmtree(out, ignore_errors=True)
     print(f"\n{pages:,} pages ({'; '.join(checks) or 'no comparison'})")
-    print(f"  {'step':<24} {'wall s':>8} {'CPU s':>8} {'pages/CPU s':>12} {'peak RSS MiB':>13}")
+    print(f"  {'step':<24} {'wall s':>8} {'CPU s':>8} {'pages/CPU s':>12} "
+          f"{'RSS MiB':>8} {'all MiB':>8}")
     for name, r in results.items():
         print(f"  {NAMES[name]:<24} {r['wall']:>8.1f} {r['cpu']:>8.1f} "
-              f"{pages / r['cpu']:>12,.0f} {r['maxrss_kib'] / 1024:>13,.0f}")
+              f"{pages / r['cpu']:>12,.0f} {r['maxrss_kib'] / 1024:>8,.0f} "
+              f"{r['tree_pss_kib'] / 1024:>8,.0f}")
+    print("  (RSS: peak of the largest process; all: peak PSS of all its processes)")
     if "daft" in results:
         phases = ", ".join(f"{k} {v:.1f}" for k, v in results["daft"]["phases"].items())
         print(f"  daft phases (wall s): {phases}", flush=True)
@@ -187,9 +227,9 @@ def main() -> None:
               "is linear):")
         for name in results[big]:
             ratio = results[big][name]["cpu"] / results[small][name]["cpu"]
-            mem = results[big][name]["maxrss_kib"] / results[small][name]["maxrss_kib"]
+            mem = results[big][name]["tree_pss_kib"] / results[small][name]["tree_pss_kib"]
             print(f"  {NAMES[name]:<24} CPU x{ratio:.2f} in all, x{ratio ** (1 / doublings):.2f} "
-                  f"a doubling; peak RSS x{mem:.2f}")
+                  f"a doubling; peak memory (all processes) x{mem:.2f}")
 
 
 if __name__ == "__main__":

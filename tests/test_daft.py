@@ -308,6 +308,26 @@ def test_ray_cluster_started_here_gives_the_same_answer(corpus: dict[str, Path])
     assert daft_annotations(out) == annotations(corpus["sqlite"])
 
 
+def test_telemetry_is_off_unless_the_user_turned_it_on() -> None:
+    probe = (
+        "import os, webdedup.distributed, daft.scarf_telemetry as t; "
+        "print(os.environ['DAFT_ANALYTICS_ENABLED'], os.environ['RAY_USAGE_STATS_ENABLED'], "
+        "t.opted_out())"
+    )
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("DAFT_ANALYTICS_ENABLED", "RAY_USAGE_STATS_ENABLED", "DO_NOT_TRACK",
+                          "SCARF_NO_ANALYTICS")}
+
+    def answer(**env: str) -> str:
+        done = subprocess.run([sys.executable, "-c", probe], env=clean | env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.strip()
+
+    assert answer() == "0 0 True"
+    assert answer(DAFT_ANALYTICS_ENABLED="1", RAY_USAGE_STATS_ENABLED="1") == "1 1 False"
+
+
 # -- object storage -----------------------------------------------------------------------------
 #: Credentials of the S3 server the test starts (moto accepts any); no other AWS lookups.
 S3_ENV = {"AWS_ACCESS_KEY_ID": "webdedup-test", "AWS_SECRET_ACCESS_KEY": "webdedup-secret",
