@@ -139,21 +139,30 @@ NAMES = {"db": "db (SQLite, full run)", "export": "export --parquet",
          "daft": "daft (native runner)", "assignments": "db --assignments"}
 
 
-def bench(pages: int, cache: Path, work: Path, steps: tuple[str, ...]) -> dict[str, dict]:
+def bench(
+    pages: int, cache: Path, work: Path, steps: tuple[str, ...], keep: bool = False
+) -> dict[str, dict]:
     webdedup = str(Path(sys.executable).parent / "webdedup")
     corpus = cached_corpus(cache, pages)
     db, assigned = work / f"db-{pages}.sqlite", work / f"assigned-{pages}.sqlite"
     parquet, out = work / f"pages-{pages}", work / f"assignments-{pages}"
-    for d in (parquet, out):
-        shutil.rmtree(d, ignore_errors=True)
+    mine: list[Path] = []  # what this invocation made (kept with --keep, for a later compare)
     results: dict[str, dict] = {}
     try:
         if "db" in steps:
+            mine += [db, _done(db)]
+            _done(db).unlink(missing_ok=True)
             shutil.copy(corpus, db)
             results["db"] = measure(webdedup, "db", str(db), "-q")
+            _done(db).touch()
         if {"export", "daft", "assignments"} & set(steps):
+            mine += [assigned, _done(assigned), parquet, out]
+            _done(assigned).unlink(missing_ok=True)
+            for d in (parquet, out):
+                shutil.rmtree(d, ignore_errors=True)
+            shutil.copy(corpus, assigned)  # the cached corpus itself is never opened
             results["export"] = measure(
-                webdedup, "export", str(corpus), "--parquet", str(parquet), "-q"
+                webdedup, "export", str(assigned), "--parquet", str(parquet), "-q"
             )
         if {"daft", "assignments"} & set(steps):
             results["daft"] = measure(
@@ -162,22 +171,25 @@ def bench(pages: int, cache: Path, work: Path, steps: tuple[str, ...]) -> dict[s
             manifest = json.loads((out / "_webdedup_manifest.json").read_text())
             results["daft"]["phases"] = manifest["result"]["timings"]
         if "assignments" in steps:
-            shutil.copy(corpus, assigned)
             results["assignments"] = measure(
                 webdedup, "db", str(assigned), "--assignments", str(out), "-q"
             )
-        checks = []
-        if "db" in results and "daft" in results:
+            _done(assigned).touch()
+        checks = []  # against the other steps' results, this invocation's or a kept one's
+        done = (out / "_webdedup_manifest.json").exists()
+        if _done(db).exists() and done and ("db" in results or "daft" in results):
             same = annotations_daft(out) == annotations_db(db)
             checks.append(f"Daft's groups equal db's: {same}")
-        if "db" in results and "assignments" in results:
+        if _done(db).exists() and _done(assigned).exists() and ("db" in results or
+                                                                "assignments" in results):
             same = annotations_db(assigned) == annotations_db(db)
             checks.append(f"after --assignments: {same}")
     finally:
-        for path in (db, assigned):
-            path.unlink(missing_ok=True)
-        shutil.rmtree(parquet, ignore_errors=True)
-        shutil.rmtree(out, ignore_errors=True)
+        for path in [] if keep else mine:
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
     print(f"\n{pages:,} pages ({'; '.join(checks) or 'no comparison'})")
     print(f"  {'step':<24} {'wall s':>8} {'CPU s':>8} {'pages/CPU s':>12} "
           f"{'RSS MiB':>8} {'all MiB':>8}")
@@ -190,6 +202,11 @@ def bench(pages: int, cache: Path, work: Path, steps: tuple[str, ...]) -> dict[s
         phases = ", ".join(f"{k} {v:.1f}" for k, v in results["daft"]["phases"].items())
         print(f"  daft phases (wall s): {phases}", flush=True)
     return results
+
+
+def _done(path: Path) -> Path:
+    """The marker of a step that finished with ``path`` (another invocation may read it)."""
+    return path.with_name(path.name + ".done")
 
 
 def main() -> None:
@@ -206,6 +223,11 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None,
                         help="Directory for the copies and Parquet files (default: a temp dir)")
     parser.add_argument("--json", type=Path, default=None, help="Also write the figures here")
+    parser.add_argument(
+        "--keep", action="store_true",
+        help="Keep the databases and outputs in --work, so that an invocation with the other "
+        "--steps compares its results with them (e.g. db and daft run at the same time)",
+    )
     args = parser.parse_args()
     print(f"{platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
           f"load average {os.getloadavg()[0]:.1f}")
@@ -214,7 +236,7 @@ def main() -> None:
     results = {}
     try:
         for n in sorted(args.pages):
-            results[n] = bench(n, args.cache, work, tuple(args.steps))
+            results[n] = bench(n, args.cache, work, tuple(args.steps), args.keep)
             if args.json is not None:
                 args.json.write_text(json.dumps(results, indent=2) + "\n")
     finally:

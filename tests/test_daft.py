@@ -365,6 +365,27 @@ def s3_server(tmp_path: Path) -> Any:
         log.close()
 
 
+def test_s3_settings_come_from_the_options_then_the_aws_environment() -> None:
+    from webdedup.distributed.objectstore import ObjectStore, bucket_path, is_remote
+    from webdedup.errors import ConfigError
+
+    env = {"AWS_ENDPOINT_URL": "http://env:9000", "AWS_DEFAULT_REGION": "eu-west-1",
+           "AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"}
+    store = ObjectStore.from_options(environ=env)
+    assert (store.endpoint, store.region, store.key_id, store.secret) == (
+        "http://env:9000", "eu-west-1", "k", "s")
+    store = ObjectStore.from_options("https://opt:443", "us-east-2", environ=env)
+    assert (store.endpoint, store.region) == ("https://opt:443", "us-east-2")
+    anonymous = ObjectStore.from_options(anonymous=True, environ=env)
+    assert anonymous.anonymous and anonymous.key_id is None and anonymous.secret is None
+    with pytest.raises(ConfigError, match="go together"):
+        ObjectStore.from_options(environ={"AWS_ACCESS_KEY_ID": "k"})
+    with pytest.raises(ConfigError, match="takes a URL"):
+        ObjectStore.from_options("minio:9000", environ={})
+    assert is_remote("s3://b/p/*.parquet") and not is_remote("pages/*.parquet")
+    assert bucket_path("s3://bucket/a/b/") == "bucket/a/b"
+
+
 def test_daft_reads_and_writes_s3_and_gives_the_same_answer(
     corpus: dict[str, Path], s3_server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -787,11 +787,13 @@ def daft_command(
         webdedup daft 's3://bucket/pages/*.parquet' --out s3://bucket/assignments/
     """
     from .distributed.daft_pipeline import run_daft
-    from .distributed.objectstore import ObjectStore
+    from .distributed.objectstore import ObjectStore, is_remote
 
     with errors_to_exit_codes():
         config = build_config(config_file, None, columns, **options)
-        store = ObjectStore.from_options(s3_endpoint, s3_region, s3_anonymous)
+        store = None  # local paths only: the AWS environment is not read
+        if any(is_remote(p) for p in (*inputs, out)):
+            store = ObjectStore.from_options(s3_endpoint, s3_region, s3_anonymous)
         say = None if quiet or as_json else (lambda line: click.echo(line, err=True))
         result = run_daft(
             list(inputs), out, config, ray_address=ray_address, store=store, on_message=say
