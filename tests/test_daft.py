@@ -10,6 +10,7 @@ in a child process.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import sqlite3
@@ -27,6 +28,7 @@ from click.testing import CliRunner
 from conftest import OUTPUT, ROOT, annotations, dump, real_texts
 
 from webdedup.cli import cli
+from webdedup.store.counts import count as count_pages
 
 SCRIPTS = ROOT / "scripts"
 STATE = (
@@ -120,6 +122,13 @@ def test_daft_native_gives_the_groups_canonicals_and_kinds_of_db(corpus: dict[st
     assert got == want
     kinds = {a[OUTPUT.index("dup_kind")] for a in want.values()}
     assert {"url", "exact", "near"} <= kinds  # the corpus exercises every way of joining
+    # and the run's counts are db's, in the one vocabulary (a group has 2+ pages)
+    reported = json.loads((corpus["out"] / "_webdedup_manifest.json").read_text())["result"]
+    conn = sqlite3.connect(corpus["sqlite"])
+    counts = count_pages(conn, "pages")
+    conn.close()
+    assert (reported["groups"], reported["near_duplicates"]) == (
+        counts.groups, counts.near_duplicates)
 
 
 def test_assignments_write_the_annotations_and_state_of_a_full_run(

@@ -978,7 +978,9 @@ def _counts(result: Any) -> dict[str, int]:
 
     rows = result.groupby("dup_kind").agg(col("id").count().alias("n")).to_pylist()
     by_kind = {r["dup_kind"]: int(r["n"]) for r in rows}
-    groups = result.where(col("dup_group").not_null()).select("dup_group").distinct()
+    # a group has a duplicate, as sql/group_kinds.sql defines it (a page alone is unique)
+    duplicates = col("dup_kind").is_in(["url", "exact", "near"])
+    groups = result.where(duplicates).select("dup_group").distinct()
     return {
         "ignored": by_kind.get("ignored", 0),
         "url_duplicates": by_kind.get("url", 0),
