@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Daft's native runner against `webdedup db` on the same labelled corpus (prints figures).
 
-    python scripts/bench_daft.py                       # 100,000 pages
-    python scripts/bench_daft.py --pages 20000 100000  # several sizes: the cost growth
-    python scripts/bench_daft.py --pages 1000000 --keep /big/disk
+    python scripts/bench_daft.py                              # 100,000 pages
+    python scripts/bench_daft.py --pages 100000 300000        # several sizes: the cost growth
+    python scripts/bench_daft.py --pages 1000000 --steps daft --work /big/disk
 
-For each size: a corpus (scripts/make_corpus.py, seed 1), then, each in its own process so
-its peak memory can be read (max RSS of the process and its children, ``RUSAGE_CHILDREN``):
+For each size: a corpus (scripts/make_corpus.py --lengths short, seed 1, built once and kept in
+``--cache``, shared with scripts/bench.py), then, each in its own process so its CPU time and
+peak memory can be read (max RSS of the process and its children, ``RUSAGE_CHILDREN``):
 `webdedup db` on a copy (a full run), `webdedup export --parquet`, `webdedup daft` (native
-runner, all cores) and `webdedup db --assignments`. Prints wall time, pages/s and peak RSS
-of each, checks that Daft's groups equal db's, and the growth of each step's time from one
-size to the next (x2.0 per doubling is linear).
+runner, all cores) and `webdedup db --assignments`. Prints wall time, CPU time (user +
+system, children included) and peak RSS of each, checks that Daft's groups equal db's, and the
+growth of each step's CPU time from one size to the next (x2.0 per doubling is linear). On a
+shared machine quote the CPU time: the wall time depends on the load.
 """
 
 from __future__ import annotations
@@ -34,20 +36,58 @@ OUTPUT = ("canonical_url", "content_hash", "exact_group_size", "dup_group", "dup
           "canonical_id", "is_canonical", "dup_kind", "dup_score")
 
 MEASURE = """
-import resource, subprocess, sys, time, json
+import json, os, resource, subprocess, sys, tempfile, threading, time
+
+def tree(root):
+    children = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo += children.get(pid, [])
+    return out
+
+def pss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+err = tempfile.TemporaryFile()
 t0 = time.perf_counter()
-done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+proc = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=err)
+peak = 0
+while proc.poll() is None:
+    peak = max(peak, sum(pss_kib(p) for p in tree(proc.pid)))
+    time.sleep(0.5)
 wall = time.perf_counter() - t0
-if done.returncode:
-    sys.stderr.write(done.stderr.decode()[-4000:])
-    sys.exit(done.returncode)
-print(json.dumps({"wall": wall,
-                  "maxrss_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+if proc.returncode:
+    err.seek(0)
+    sys.stderr.write(err.read().decode(errors="replace")[-4000:])
+    sys.exit(proc.returncode)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+                  "maxrss_kib": usage.ru_maxrss, "tree_pss_kib": peak}))
 """
 
 
 def measure(*cmd: str) -> dict[str, float]:
-    """Wall time and peak RSS of ``cmd`` (run by a fresh process that only waits for it)."""
+    """Wall time, CPU time (user + system of ``cmd`` and the children it waited for), the
+    peak RSS of its largest process, and the peak sum of the PSS of its whole process tree
+    (sampled every 0.5 s: worker processes included, shared pages counted once), of ``cmd``
+    run by a fresh process that only watches it."""
     env = os.environ | {"DAFT_PROGRESS_BAR": "0"}
     out = subprocess.run(
         [sys.executable, "-c", MEASURE, *cmd], capture_output=True, text=True, env=env
@@ -57,13 +97,25 @@ def measure(*cmd: str) -> dict[str, float]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def make_corpus(path: Path, pages: int) -> None:
+def cached_corpus(cache: Path, pages: int) -> Path:
+    """The corpus of ``pages`` pages (short lengths, seed 1), built once and kept in ``cache``
+    (the name scripts/bench.py uses, so both share it); runs only ever read copies of it."""
+    path = cache / f"corpus-{pages}-seed1-short.sqlite"
+    if path.exists():
+        return path
+    cache.mkdir(parents=True, exist_ok=True)
     spec = importlib.util.spec_from_file_location("_make_corpus", ROOT / "scripts/make_corpus.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
-    mod.build_corpus(path, pages, seed=1, measure=False)
+    t0 = time.perf_counter()
+    partial = path.with_suffix(".partial")
+    partial.unlink(missing_ok=True)
+    mod.build_corpus(partial, pages, seed=1, measure=False, lengths="short")
+    partial.rename(path)
+    print(f"  corpus of {pages:,} pages built in {time.perf_counter() - t0:.0f} s", flush=True)
+    return path
 
 
 def annotations_db(path: Path) -> dict[int, tuple]:
@@ -82,70 +134,124 @@ def annotations_daft(out: Path) -> dict[int, tuple]:
     return {r["id"]: tuple(r[c] for c in OUTPUT) for r in rows}
 
 
-def bench(pages: int, work: Path) -> dict[str, dict[str, float]]:
+STEPS = ("db", "export", "daft", "assignments")
+NAMES = {"db": "db (SQLite, full run)", "export": "export --parquet",
+         "daft": "daft (native runner)", "assignments": "db --assignments"}
+
+
+def bench(
+    pages: int, cache: Path, work: Path, steps: tuple[str, ...], keep: bool = False
+) -> dict[str, dict]:
     webdedup = str(Path(sys.executable).parent / "webdedup")
-    corpus = work / f"corpus-{pages}.sqlite"
-    if not corpus.exists():
-        t0 = time.perf_counter()
-        make_corpus(corpus, pages)
-        print(f"  corpus of {pages:,} pages built in {time.perf_counter() - t0:.0f} s", flush=True)
-    db = work / f"db-{pages}.sqlite"
-    shutil.copy(corpus, db)
+    corpus = cached_corpus(cache, pages)
+    db, assigned = work / f"db-{pages}.sqlite", work / f"assigned-{pages}.sqlite"
     parquet, out = work / f"pages-{pages}", work / f"assignments-{pages}"
-    shutil.rmtree(parquet, ignore_errors=True)
-    shutil.rmtree(out, ignore_errors=True)
-    assigned = work / f"assigned-{pages}.sqlite"
-    shutil.copy(corpus, assigned)
-    steps = {
-        "db (SQLite, full run)": measure(webdedup, "db", str(db), "-q"),
-        "export --parquet": measure(webdedup, "export", str(corpus), "--parquet", str(parquet),
-                                    "-q"),
-        "daft (native runner)": measure(webdedup, "daft", f"{parquet}/*.parquet", "--out",
-                                        str(out), "-q"),
-        "db --assignments": measure(webdedup, "db", str(assigned), "--assignments", str(out),
-                                    "-q"),
-    }
-    same = annotations_daft(out) == annotations_db(db)
-    same_db = annotations_db(assigned) == annotations_db(db)
-    manifest = json.loads((out / "_webdedup_manifest.json").read_text())
-    print(f"\n{pages:,} pages (Daft's groups equal db's: {same}; after --assignments: "
-          f"{same_db})")
-    print(f"  {'step':<24} {'wall s':>8} {'pages/s':>9} {'peak RSS MiB':>13}")
-    for name, r in steps.items():
-        print(f"  {name:<24} {r['wall']:>8.1f} {pages / r['wall']:>9,.0f} "
-              f"{r['maxrss_kib'] / 1024:>13,.0f}")
-    phases = ", ".join(f"{k} {v:.1f}" for k, v in manifest["result"]["timings"].items())
-    print(f"  daft phases (s): {phases}", flush=True)
-    for path in (db, assigned):
-        path.unlink()
-    shutil.rmtree(parquet)
-    shutil.rmtree(out)
-    return steps
+    mine: list[Path] = []  # what this invocation made (kept with --keep, for a later compare)
+    results: dict[str, dict] = {}
+    try:
+        if "db" in steps:
+            mine += [db, _done(db)]
+            _done(db).unlink(missing_ok=True)
+            shutil.copy(corpus, db)
+            results["db"] = measure(webdedup, "db", str(db), "-q")
+            _done(db).touch()
+        if {"export", "daft", "assignments"} & set(steps):
+            mine += [assigned, _done(assigned), parquet, out]
+            _done(assigned).unlink(missing_ok=True)
+            for d in (parquet, out):
+                shutil.rmtree(d, ignore_errors=True)
+            shutil.copy(corpus, assigned)  # the cached corpus itself is never opened
+            results["export"] = measure(
+                webdedup, "export", str(assigned), "--parquet", str(parquet), "-q"
+            )
+        if {"daft", "assignments"} & set(steps):
+            results["daft"] = measure(
+                webdedup, "daft", f"{parquet}/*.parquet", "--out", str(out), "-q"
+            )
+            manifest = json.loads((out / "_webdedup_manifest.json").read_text())
+            results["daft"]["phases"] = manifest["result"]["timings"]
+        if "assignments" in steps:
+            results["assignments"] = measure(
+                webdedup, "db", str(assigned), "--assignments", str(out), "-q"
+            )
+            _done(assigned).touch()
+        checks = []  # against the other steps' results, this invocation's or a kept one's
+        done = (out / "_webdedup_manifest.json").exists()
+        if _done(db).exists() and done and ("db" in results or "daft" in results):
+            same = annotations_daft(out) == annotations_db(db)
+            checks.append(f"Daft's groups equal db's: {same}")
+        if _done(db).exists() and _done(assigned).exists() and ("db" in results or
+                                                                "assignments" in results):
+            same = annotations_db(assigned) == annotations_db(db)
+            checks.append(f"after --assignments: {same}")
+    finally:
+        for path in [] if keep else mine:
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+    print(f"\n{pages:,} pages ({'; '.join(checks) or 'no comparison'})")
+    print(f"  {'step':<24} {'wall s':>8} {'CPU s':>8} {'pages/CPU s':>12} "
+          f"{'RSS MiB':>8} {'all MiB':>8}")
+    for name, r in results.items():
+        print(f"  {NAMES[name]:<24} {r['wall']:>8.1f} {r['cpu']:>8.1f} "
+              f"{pages / r['cpu']:>12,.0f} {r['maxrss_kib'] / 1024:>8,.0f} "
+              f"{r['tree_pss_kib'] / 1024:>8,.0f}")
+    print("  (RSS: peak of the largest process; all: peak PSS of all its processes)")
+    if "daft" in results:
+        phases = ", ".join(f"{k} {v:.1f}" for k, v in results["daft"]["phases"].items())
+        print(f"  daft phases (wall s): {phases}", flush=True)
+    return results
+
+
+def _done(path: Path) -> Path:
+    """The marker of a step that finished with ``path`` (another invocation may read it)."""
+    return path.with_name(path.name + ".done")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pages", type=int, nargs="+", default=[100_000])
-    parser.add_argument("--keep", type=Path, default=None,
-                        help="Directory for the corpora (kept between runs); default: a temp dir")
+    parser.add_argument(
+        "--steps", nargs="+", choices=STEPS, default=list(STEPS),
+        help="Steps to run (default: all; 'daft' needs 'export', which it runs anyway)",
+    )
+    parser.add_argument(
+        "--cache", type=Path, default=Path.home() / ".cache" / "webdedup-bench",
+        help="Where corpora are built once and kept (default: ~/.cache/webdedup-bench)",
+    )
+    parser.add_argument("--work", type=Path, default=None,
+                        help="Directory for the copies and Parquet files (default: a temp dir)")
+    parser.add_argument("--json", type=Path, default=None, help="Also write the figures here")
+    parser.add_argument(
+        "--keep", action="store_true",
+        help="Keep the databases and outputs in --work, so that an invocation with the other "
+        "--steps compares its results with them (e.g. db and daft run at the same time)",
+    )
     args = parser.parse_args()
-    print(f"{platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    work = args.keep or Path(tempfile.mkdtemp(prefix="bench_daft."))
+    print(f"{platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    work = args.work or Path(tempfile.mkdtemp(prefix="bench_daft."))
     work.mkdir(parents=True, exist_ok=True)
     results = {}
     try:
         for n in sorted(args.pages):
-            results[n] = bench(n, work)
+            results[n] = bench(n, args.cache, work, tuple(args.steps), args.keep)
+            if args.json is not None:
+                args.json.write_text(json.dumps(results, indent=2) + "\n")
     finally:
-        if args.keep is None:
+        if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
     sizes = sorted(results)
     for small, big in zip(sizes, sizes[1:], strict=False):
         doublings = math.log2(big / small)
-        print(f"\ncost growth {small:,} -> {big:,} pages (time ratio per doubling of pages):")
+        print(f"\ncost growth {small:,} -> {big:,} pages (CPU time ratio; x2.00 a doubling "
+              "is linear):")
         for name in results[big]:
-            ratio = results[big][name]["wall"] / results[small][name]["wall"]
-            print(f"  {name:<24} x{ratio:.2f} in all, x{ratio ** (1 / doublings):.2f} a doubling")
+            ratio = results[big][name]["cpu"] / results[small][name]["cpu"]
+            mem = results[big][name]["tree_pss_kib"] / results[small][name]["tree_pss_kib"]
+            print(f"  {NAMES[name]:<24} CPU x{ratio:.2f} in all, x{ratio ** (1 / doublings):.2f} "
+                  f"a doubling; peak memory (all processes) x{mem:.2f}")
 
 
 if __name__ == "__main__":

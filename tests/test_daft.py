@@ -10,12 +10,14 @@ in a child process.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,7 @@ from click.testing import CliRunner
 from conftest import OUTPUT, ROOT, annotations, dump, real_texts
 
 from webdedup.cli import cli
+from webdedup.store.counts import count as count_pages
 
 SCRIPTS = ROOT / "scripts"
 STATE = (
@@ -105,7 +108,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_export_parquet_writes_every_page_with_webdedup_names(corpus: dict[str, Path]) -> None:
     table = pq.read_table(corpus["parquet"])
     assert table.column_names == ["id", "url", "content", "html", "datetime", "crawled",
-                                  "category", "lang"]
+                                  "category", "lang", "canonical_rank", "not_duplicate_of"]
     conn = sqlite3.connect(corpus["corpus"])
     want = dict(conn.execute("SELECT id, url FROM pages"))
     conn.close()
@@ -119,6 +122,13 @@ def test_daft_native_gives_the_groups_canonicals_and_kinds_of_db(corpus: dict[st
     assert got == want
     kinds = {a[OUTPUT.index("dup_kind")] for a in want.values()}
     assert {"url", "exact", "near"} <= kinds  # the corpus exercises every way of joining
+    # and the run's counts are db's, in the one vocabulary (a group has 2+ pages)
+    reported = json.loads((corpus["out"] / "_webdedup_manifest.json").read_text())["result"]
+    conn = sqlite3.connect(corpus["sqlite"])
+    counts = count_pages(conn, "pages")
+    conn.close()
+    assert (reported["groups"], reported["near_duplicates"]) == (
+        counts.groups, counts.near_duplicates)
 
 
 def test_assignments_write_the_annotations_and_state_of_a_full_run(
@@ -170,6 +180,111 @@ def test_nightly_sqlite_run_after_daft_is_incremental_and_equals_a_full_run(
     assert state(db) == state(full)
 
 
+# -- reviewers' verdicts and the language guard -------------------------------------------------
+def _groups(ann: dict[int, tuple[Any, ...]]) -> dict[int, list[int]]:
+    """``{dup_group: member ids}`` of groups with near members, smallest group first."""
+    out: dict[int, list[int]] = {}
+    for pid, a in sorted(ann.items()):
+        if a[OUTPUT.index("dup_group")] is not None:
+            out.setdefault(a[OUTPUT.index("dup_group")], []).append(pid)
+    near = {pid for pid, a in ann.items() if a[OUTPUT.index("dup_kind")] == "near"}
+    return {g: m for g, m in sorted(out.items()) if near & set(m)}
+
+
+@pytest.fixture(scope="module")
+def reviewed(corpus: dict[str, Path]) -> dict[str, Any]:
+    """The corpus with a crawler's ``lang`` column and reviewers' verdicts: a near member
+    "not a duplicate" of its canonical, a near member and a URL duplicate chosen as
+    canonicals, and one near member in German among English pages."""
+    from webdedup.store import connect, migrate, transaction
+    from webdedup.store.verdicts import add_verdict
+
+    before = annotations(corpus["sqlite"])
+    kind, canon = OUTPUT.index("dup_kind"), OUTPUT.index("canonical_id")
+    groups = list(_groups(before).values())
+    near_of = [[m for m in g if before[m][kind] == "near"] for g in groups]
+    apart, pinned = near_of[0][0], near_of[1][0]
+    urls = Counter(a[OUTPUT.index("canonical_url")] for a in before.values())
+    german = next(  # a page alone with its URL and text: its own node of phase 4
+        m for ms in near_of[2:] for m in ms
+        if before[m][OUTPUT.index("exact_group_size")] == 1
+        and urls[before[m][OUTPUT.index("canonical_url")]] == 1
+    )
+    url_dup = next(pid for pid, a in sorted(before.items()) if a[kind] == "url")
+    db = corpus["tmp"] / "reviewed.sqlite"
+    shutil.copy(corpus["corpus"], db)
+    conn = connect(db)
+    try:
+        with transaction(conn):
+            migrate(conn)
+            add_verdict(conn, "not_duplicate", apart, before[apart][canon])
+            add_verdict(conn, "canonical", pinned, before[pinned][canon])
+            add_verdict(conn, "canonical", url_dup, before[url_dup][canon])
+            conn.execute("ALTER TABLE pages ADD COLUMN lang TEXT")
+            conn.execute("UPDATE pages SET lang = CASE id WHEN ? THEN 'de' ELSE 'en' END",
+                         (german,))
+    finally:
+        conn.close()
+    full = corpus["tmp"] / "reviewed-full.sqlite"
+    shutil.copy(db, full)
+    run("db", full, "--full", "-q")
+    parquet, out = corpus["tmp"] / "reviewed-pages", corpus["tmp"] / "reviewed-out"
+    run("export", db, "--parquet", parquet)
+    run("daft", f"{parquet}/*.parquet", "--out", out, "-q")
+    return {"db": db, "full": full, "parquet": parquet, "out": out, "before": before,
+            "apart": apart, "pinned": pinned, "url_dup": url_dup, "german": german}
+
+
+def test_export_parquet_carries_the_verdicts_on_their_pages(reviewed: dict[str, Any]) -> None:
+    rows = pq.read_table(reviewed["parquet"]).to_pylist()
+    pins = {r["id"]: r["canonical_rank"] for r in rows if r["canonical_rank"] is not None}
+    assert pins == {reviewed["url_dup"]: 0, reviewed["pinned"]: 1}  # the latest choice first
+    apart = {r["id"]: r["not_duplicate_of"] for r in rows if r["not_duplicate_of"]}
+    canonical = reviewed["before"][reviewed["apart"]][OUTPUT.index("canonical_id")]
+    assert apart == {reviewed["apart"]: [canonical], canonical: [reviewed["apart"]]}
+
+
+def test_daft_honours_verdicts_and_the_language_guard_as_db_full_does(
+    reviewed: dict[str, Any],
+) -> None:
+    want = annotations(reviewed["full"])
+    canon, kind = OUTPUT.index("canonical_id"), OUTPUT.index("dup_kind")
+    before = reviewed["before"]
+    # the verdicts and the guard changed db's answer (else this test could not fail)
+    apart = reviewed["apart"]
+    assert want[apart][canon] != before[apart][canon]
+    assert want[reviewed["pinned"]][canon] == reviewed["pinned"]
+    assert want[reviewed["url_dup"]][canon] == reviewed["url_dup"]
+    german = reviewed["german"]
+    assert before[german][kind] == "near" and want[german][canon] == german  # alone now
+    # and Daft gives that answer, which --assignments writes with a full run's state
+    assert daft_annotations(reviewed["out"]) == want
+    assigned = reviewed["db"].with_name("reviewed-assigned.sqlite")
+    shutil.copy(reviewed["db"], assigned)
+    run("db", assigned, "--assignments", reviewed["out"], "-q")
+    assert annotations(assigned) == want
+    assert state(assigned) == state(reviewed["full"])
+
+
+def test_assignments_made_before_a_new_verdict_are_refused(reviewed: dict[str, Any]) -> None:
+    from webdedup.store import connect, transaction
+    from webdedup.store.verdicts import add_verdict
+
+    db = reviewed["db"].with_name("reviewed-later.sqlite")
+    shutil.copy(reviewed["db"], db)
+    conn = connect(db)
+    try:
+        with transaction(conn):
+            add_verdict(conn, "canonical", reviewed["german"])
+    finally:
+        conn.close()
+    before = dump(db)
+    result = run("db", db, "--assignments", reviewed["out"], code=3)
+    assert "other reviewers' verdicts (2 chosen canonical(s)" in result.output
+    assert "holds (3 and 1)" in result.output
+    assert dump(db) == before
+
+
 def test_ray_cluster_started_here_gives_the_same_answer(corpus: dict[str, Path]) -> None:
     out = corpus["tmp"] / "ray-assignments"
     env = os.environ | RAY_ENV
@@ -200,6 +315,121 @@ def test_ray_cluster_started_here_gives_the_same_answer(corpus: dict[str, Path])
         head.stdin.close()  # the head shuts Ray down and exits
         head.wait(timeout=60)
     assert daft_annotations(out) == annotations(corpus["sqlite"])
+
+
+def test_telemetry_is_off_unless_the_user_turned_it_on() -> None:
+    probe = (
+        "import os, webdedup.distributed, daft.scarf_telemetry as t; "
+        "print(os.environ['DAFT_ANALYTICS_ENABLED'], os.environ['RAY_USAGE_STATS_ENABLED'], "
+        "t.opted_out())"
+    )
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("DAFT_ANALYTICS_ENABLED", "RAY_USAGE_STATS_ENABLED", "DO_NOT_TRACK",
+                          "SCARF_NO_ANALYTICS")}
+
+    def answer(**env: str) -> str:
+        done = subprocess.run([sys.executable, "-c", probe], env=clean | env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.strip()
+
+    assert answer() == "0 0 True"
+    assert answer(DAFT_ANALYTICS_ENABLED="1", RAY_USAGE_STATS_ENABLED="1") == "1 1 False"
+
+
+# -- object storage -----------------------------------------------------------------------------
+#: Credentials of the S3 server the test starts (moto accepts any); no other AWS lookups.
+S3_ENV = {"AWS_ACCESS_KEY_ID": "webdedup-test", "AWS_SECRET_ACCESS_KEY": "webdedup-secret",
+          "AWS_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true",
+          "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull}
+
+
+@pytest.fixture
+def s3_server(tmp_path: Path) -> Any:
+    """A real S3-compatible server (moto's, in server mode) on 127.0.0.1, stopped after."""
+    pytest.importorskip("moto", reason="the s3test extra: pip install -e '.[s3test]'")
+    with socketserver_port() as port:
+        pass
+    log = (tmp_path / "moto.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=log, stderr=subprocess.STDOUT, env=os.environ | S3_ENV,
+    )
+    try:
+        import socket
+
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert server.poll() is None, (tmp_path / "moto.log").read_text()
+                assert time.monotonic() < deadline, "the S3 server did not start"
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+
+
+def test_s3_settings_come_from_the_options_then_the_aws_environment() -> None:
+    from webdedup.distributed.objectstore import ObjectStore, bucket_path, is_remote
+    from webdedup.errors import ConfigError
+
+    env = {"AWS_ENDPOINT_URL": "http://env:9000", "AWS_DEFAULT_REGION": "eu-west-1",
+           "AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"}
+    store = ObjectStore.from_options(environ=env)
+    assert (store.endpoint, store.region, store.key_id, store.secret) == (
+        "http://env:9000", "eu-west-1", "k", "s")
+    store = ObjectStore.from_options("https://opt:443", "us-east-2", environ=env)
+    assert (store.endpoint, store.region) == ("https://opt:443", "us-east-2")
+    anonymous = ObjectStore.from_options(anonymous=True, environ=env)
+    assert anonymous.anonymous and anonymous.key_id is None and anonymous.secret is None
+    with pytest.raises(ConfigError, match="go together"):
+        ObjectStore.from_options(environ={"AWS_ACCESS_KEY_ID": "k"})
+    with pytest.raises(ConfigError, match="takes a URL"):
+        ObjectStore.from_options("minio:9000", environ={})
+    assert is_remote("s3://b/p/*.parquet") and not is_remote("pages/*.parquet")
+    assert bucket_path("s3://bucket/a/b/") == "bucket/a/b"
+
+
+def test_daft_reads_and_writes_s3_and_gives_the_same_answer(
+    corpus: dict[str, Path], s3_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pyarrow import fs
+
+    from webdedup.distributed.objectstore import ObjectStore
+
+    for key, value in S3_ENV.items():
+        monkeypatch.setenv(key, value)
+    fs.S3FileSystem(
+        endpoint_override=s3_server.split("://")[1], scheme="http", region="us-east-1",
+        access_key=S3_ENV["AWS_ACCESS_KEY_ID"], secret_key=S3_ENV["AWS_SECRET_ACCESS_KEY"],
+        allow_bucket_creation=True,
+    ).create_dir("crawl")
+    s3 = ObjectStore.from_options(s3_server).filesystem()  # as webdedup reaches it
+    fs.copy_files(str(corpus["parquet"]), "crawl/pages", source_filesystem=fs.LocalFileSystem(),
+                  destination_filesystem=s3)
+    run("daft", "s3://crawl/pages/*.parquet", "--out", "s3://crawl/assignments/",
+        "--s3-endpoint", s3_server, "-q")
+    names = {i.path for i in s3.get_file_info(fs.FileSelector("crawl/assignments"))}
+    assert names >= {f"crawl/assignments/{n}" for n in ("pages", "edges", "verified",
+                                                        "_webdedup_manifest.json")}
+    local = corpus["tmp"] / "from-s3"
+    fs.copy_files("crawl/assignments", str(local), source_filesystem=s3,
+                  destination_filesystem=fs.LocalFileSystem())
+    assert daft_annotations(local) == annotations(corpus["sqlite"])
+    db = corpus["tmp"] / "from-s3.sqlite"
+    shutil.copy(corpus["corpus"], db)
+    run("db", db, "--assignments", local, "-q")
+    assert annotations(db) == annotations(corpus["sqlite"])
+    # an output that is not empty is refused, and left as it was
+    result = run("daft", "s3://crawl/pages/*.parquet", "--out", "s3://crawl/assignments",
+                 "--s3-endpoint", s3_server, code=3)
+    assert "already exists and is not empty" in result.output
+    assert {i.path for i in s3.get_file_info(fs.FileSelector("crawl/assignments"))} == names
 
 
 # -- bad input ----------------------------------------------------------------------------------

@@ -829,6 +829,19 @@ def segments_command(
 )
 @click.option("--threshold", type=float, default=None, help="As for 'webdedup db'.")
 @click.option("--min-words", type=int, default=None, help="As for 'webdedup db'.")
+@click.option(
+    "--s3-endpoint",
+    default=None,
+    metavar="URL",
+    help="An S3-compatible server for s3:// paths, e.g. http://127.0.0.1:9000 "
+    "[default: $AWS_ENDPOINT_URL, else AWS]. Keys: $AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY.",
+)
+@click.option(
+    "--s3-region", default=None, metavar="NAME", help="The bucket's region [default: $AWS_REGION]."
+)
+@click.option(
+    "--s3-anonymous", is_flag=True, default=False, help="Read a public bucket without credentials."
+)
 @quiet_option("Print nothing on success.")
 @json_option("Print the run's result as JSON.")
 def daft_command(
@@ -839,26 +852,37 @@ def daft_command(
     columns: tuple[str, ...],
     quiet: bool,
     as_json: bool,
+    s3_endpoint: str | None,
+    s3_region: str | None,
+    s3_anonymous: bool,
     **options: Any,
 ) -> None:
     """Deduplicate Parquet pages on Daft (this machine, or a Ray cluster) into OUT.
 
-    INPUTS are Parquet files or globs (local, or s3://... with Daft's credentials from the
-    environment) with an integer 'id' column, a URL column and a text (or HTML) column.
-    The phases and rules are 'webdedup db''s, with the same result; only method minhash.
+    INPUTS are Parquet files or globs (local, or s3://bucket/... as OUT can be too) with an
+    integer 'id' column, a URL column and a text (or HTML) column. The phases and rules are
+    'webdedup db''s, with the same result, reviewers' verdicts and language guard included;
+    only method minhash.
 
     \b
     Example:
         webdedup export crawl.sqlite --parquet pages/
         webdedup daft 'pages/*.parquet' --out assignments/
         webdedup db crawl.sqlite --assignments assignments/
+        webdedup daft 's3://bucket/pages/*.parquet' --out s3://bucket/assignments/
     """
     from .distributed.daft_pipeline import run_daft
+    from .distributed.objectstore import ObjectStore, is_remote
 
     with errors_to_exit_codes():
         config = build_config(config_file, None, columns, **options)
+        store = None  # local paths only: the AWS environment is not read
+        if any(is_remote(p) for p in (*inputs, out)):
+            store = ObjectStore.from_options(s3_endpoint, s3_region, s3_anonymous)
         say = None if quiet or as_json else (lambda line: click.echo(line, err=True))
-        result = run_daft(list(inputs), out, config, ray_address=ray_address, on_message=say)
+        result = run_daft(
+            list(inputs), out, config, ray_address=ray_address, store=store, on_message=say
+        )
     if as_json:
         click.echo(json.dumps(asdict(result), indent=2))
     elif not quiet:

@@ -14,7 +14,14 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
-__all__ = ["UnionFind", "component_edges", "degree_stars", "drop_cannot_links", "group_near"]
+__all__ = [
+    "UnionFind",
+    "component_edges",
+    "degree_stars",
+    "drop_cannot_links",
+    "group_near",
+    "groups_apart",
+]
 
 
 class UnionFind:
@@ -157,6 +164,27 @@ def drop_cannot_links(
     if not gone:
         return group_edges
     return {pair: s for pair, s in group_edges.items() if pair not in gone}
+
+
+def groups_apart(
+    cannot_link: Iterable[tuple[int, int]], winner: dict[int, int]
+) -> set[tuple[int, int]]:
+    """Cannot-link page pairs lifted to pairs of exact groups (``winner``: page -> its exact
+    group's winner), each as ``(smaller, larger)`` (pure).
+
+    A pair with a page not in ``winner`` (gone, ignored, outside an incremental region)
+    drops out, and so does a pair inside one exact group (same URL or same text: phase 4
+    cannot split it).
+
+    >>> sorted(groups_apart([(3, 7), (4, 5), (1, 9)], {3: 3, 7: 2, 4: 4, 5: 4, 1: 1}))
+    [(2, 3)]
+    """
+    out = set()
+    for a, b in cannot_link:
+        wa, wb = winner.get(a), winner.get(b)
+        if wa is not None and wb is not None and wa != wb:
+            out.add((min(wa, wb), max(wa, wb)))
+    return out
 
 
 def group_near(

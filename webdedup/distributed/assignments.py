@@ -8,7 +8,8 @@ write-back (``sql/assign.sql``, phase 5) annotate the pages and store webdedup's
 transaction, exactly as a full run would: the next plain ``webdedup db`` is incremental.
 
 Refused, with the database untouched: an output made with other shaping parameters than this
-run's configuration, and one whose page ids or URLs are not the table's.
+run's configuration, one whose page ids or URLs are not the table's, and one made with other
+reviewers' verdicts than the database holds now (a verdict given after ``export --parquet``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ..errors import ConfigError, InputError
 from ..pipeline.context import NearResult, RunContext
 from ..store import quote, run_script, sql
 from ..store.layout import Layout
+from ..store.verdicts import cannot_links, pin_ranks, read_verdicts
 from ..store.work import store_bands
 from .daft_pipeline import MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION
 
@@ -120,6 +122,33 @@ class Assignments:
                 ) from exc
             raise
         self.verify_pages(conn, layout)
+        self.verify_verdicts(conn)
+
+    def verify_verdicts(self, conn: Any) -> None:
+        """Raise unless the output was made with the verdicts the database holds on its pages
+        (``webdedup export --parquet`` wrote them; one given since would not be applied)."""
+        verdicts = read_verdicts(conn)
+        named = sorted({p for v in verdicts for p in (v.page_a, v.page_b) if p is not None})
+        present = {
+            int(r[0])
+            for r in conn.execute(
+                "SELECT id FROM temp.run_prepared WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(named),),
+            )
+        }
+        pins = {pid: rank for pid, rank in pin_ranks(verdicts).items() if pid in present}
+        apart = {pair for pair in cannot_links(verdicts) if set(pair) <= present}
+        used = dict(self.manifest.get("verdicts") or {})
+        their_pins = {int(p): int(r) for p, r in used.get("pins") or ()}
+        their_apart = {(int(a), int(b)) for a, b in used.get("cannot_link") or ()}
+        if pins != their_pins or apart != their_apart:
+            raise InputError(
+                f"the assignments in {self.directory} were made with other reviewers' verdicts "
+                f"({len(their_pins)} chosen canonical(s), {len(their_apart)} 'not a duplicate' "
+                f"pair(s)) than this database holds ({len(pins)} and {len(apart)}): a verdict "
+                "was given or withdrawn since 'webdedup export --parquet'. Export and run "
+                "'webdedup daft' again, or run 'webdedup db --full'; nothing was written"
+            )
 
     def verify_pages(self, conn: Any, layout: Layout) -> None:
         """Raise unless ``temp.run_prepared`` holds exactly the table's pages and URLs."""
@@ -154,6 +183,7 @@ class Assignments:
         """Fill the TEMP tables of phases 1-4 (after :meth:`check`, inside the snapshot)."""
         conn, spec = ctx.conn, ctx.spec
         self.verify_pages(conn, ctx.layout)  # again, inside the run's read snapshot
+        self.verify_verdicts(conn)
         scheme = self.manifest.get("scheme")
         if scheme != spec.scheme:
             raise ConfigError(

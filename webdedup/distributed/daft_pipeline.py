@@ -17,6 +17,14 @@ them, the dataframe does what SQL does on one machine:
 5. the assignment (group, canonical, ``dup_kind``, score) per page, written as Parquet with
    everything ``webdedup db --assignments`` stores for the next incremental run.
 
+The reviewers' verdicts travel in the input's ``canonical_rank`` and ``not_duplicate_of``
+columns (``webdedup export --parquet`` writes them) and are honoured as ``webdedup db``
+honours them: chosen canonicals first in all three elections, "not a duplicate" pairs lifted to
+exact groups (:func:`~webdedup.algorithms.cluster.groups_apart`), dropped from the group edges
+(:func:`~webdedup.algorithms.cluster.drop_cannot_links`) and kept apart by ``group_near``. The
+language guard (:func:`~webdedup.algorithms.language.different_languages`) drops verified
+edges between pages surely in different languages, before they are stored and clustered.
+
 Only ``method = "minhash"`` runs here; the others are refused with a message.
 """
 
@@ -34,8 +42,9 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from ..algorithms.cluster import group_near
+from ..algorithms.cluster import drop_cannot_links, group_near, groups_apart
 from ..algorithms.election import ELECTION_KEYS, validate_election
+from ..algorithms.language import different_languages
 from ..algorithms.sketch import NearSpec, text_similarity
 from ..algorithms.text import digest_text
 from ..config import Config
@@ -45,6 +54,7 @@ from ..pipeline.phase4_near import verify_chunk
 from ..store.pages import PageInput, as_text, page_text
 from ..version import __version__
 from .components import connected_components
+from .objectstore import ObjectStore, bucket_path, is_remote
 
 #: Methods this path runs (the others need the SQLite path for now).
 SUPPORTED_METHODS = ("minhash",)
@@ -153,10 +163,12 @@ def read_pages(
     inputs: Sequence[str], config: Config, io_config: Any = None
 ) -> tuple[Any, list[str]]:
     """The pages of the Parquet ``inputs`` as ``id, url, content, html, datetime, crawled,
-    category`` (absent columns are NULL), and the input's column names.
+    category, lang, pin_rank, not_duplicate_of`` (absent columns are NULL), and the input's
+    column names.
 
     The column mapping is the database's (``Columns``: ``content=body``...); ``id`` names
-    each page (an integer, unique over all files).
+    each page (an integer, unique over all files). The verdict columns keep the names
+    ``webdedup export --parquet`` gives them (``canonical_rank``, ``not_duplicate_of``).
     """
     import daft
     from daft import DataType as DT
@@ -192,11 +204,11 @@ def read_pages(
             f"{', '.join(names) or 'none'}"
         )
 
-    def pick(*candidates: str) -> Any:
+    def pick(*candidates: str, dtype: Any = None) -> Any:
         for name in candidates:
             if name in present:
-                return col(name)
-        return lit(None).cast(DT.string())
+                return col(name) if dtype is None else col(name).cast(dtype)
+        return lit(None).cast(DT.string() if dtype is None else dtype)
 
     df = df.select(
         col(ID_COLUMN).cast(DT.int64()).alias("id"),
@@ -207,6 +219,8 @@ def read_pages(
         pick(columns.crawled).alias("crawled"),
         pick(columns.category).alias("category"),
         pick(columns.lang).alias("lang"),
+        pick("canonical_rank", dtype=DT.int64()).alias("pin_rank"),
+        pick("not_duplicate_of", dtype=DT.list(DT.int64())).alias("not_duplicate_of"),
         col(_FILE),
     )
     return df, names
@@ -241,6 +255,39 @@ def check_ids(pages: Any) -> int:
             "all files (a crawler's shards must number their pages apart)"
         )
     return total
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """The reviewers' verdicts carried by the input (``store.verdicts``' pure forms)."""
+
+    pins: dict[int, int]  #: ``pin_ranks``: page chosen as canonical -> rank (0: latest)
+    cannot_link: set[tuple[int, int]]  #: ``cannot_links``: (smaller id, larger id)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "pins": sorted([pid, rank] for pid, rank in self.pins.items()),
+            "cannot_link": sorted([a, b] for a, b in self.cannot_link),
+        }
+
+
+def read_verdicts(pages: Any) -> Verdicts:
+    """The verdicts on the pages of ``read_pages`` (a handful: people make them)."""
+    from daft import col
+
+    rows = (
+        pages.where(col("pin_rank").not_null() | col("not_duplicate_of").not_null())
+        .select("id", "pin_rank", "not_duplicate_of")
+        .to_pylist()
+    )
+    pins = {int(r["id"]): int(r["pin_rank"]) for r in rows if r["pin_rank"] is not None}
+    apart = {
+        (min(int(r["id"]), int(o)), max(int(r["id"]), int(o)))
+        for r in rows
+        for o in r["not_duplicate_of"] or ()
+        if o is not None and int(o) != int(r["id"])
+    }
+    return Verdicts(pins, apart)
 
 
 def _value(v: Any) -> Any:
@@ -293,8 +340,10 @@ def _prepare_udf(config: Config, spec: NearSpec) -> Any:
 
 
 # -- elections ----------------------------------------------------------------------------------
-def _election_window(partition: str, keys: Sequence[str]) -> Any:
-    """The window ``PARTITION BY partition ORDER BY <election>`` of ``algorithms.election``."""
+def _election_window(partition: str, keys: Sequence[str], pinned: bool = False) -> Any:
+    """The window ``PARTITION BY partition ORDER BY <election>`` of ``algorithms.election``;
+    ``pinned``: the pages reviewers chose as canonical first, by ``pin_rank``
+    (``RunContext.election_sql``)."""
     from daft import Window, col
 
     exprs: list[Any] = []
@@ -303,6 +352,9 @@ def _election_window(partition: str, keys: Sequence[str]) -> Any:
     def nulls_last_then(column: str, descending: bool) -> None:
         exprs.extend([col(column).is_null(), col(column)])
         desc.extend([False, descending])
+
+    if pinned:
+        nulls_last_then("pin_rank", False)
 
     for key in validate_election(keys):
         if key not in _ORDER:
@@ -333,13 +385,16 @@ _ORDER: dict[str, tuple[str, bool, bool]] = {
 }
 
 
-def _elect(df: Any, partition: str, keys: Sequence[str], rank: str, winner: str) -> Any:
+def _elect(
+    df: Any, partition: str, keys: Sequence[str], rank: str, winner: str, pinned: bool = False
+) -> Any:
     """``id, <rank>, <winner>`` of each row of ``df``: its rank in its partition and the
-    partition's first row by the election order."""
+    partition's first row by the election order (reviewers' choices first when ``pinned``)."""
     from daft import col
     from daft.functions import row_number
 
-    ranked = df.with_column(rank, row_number().over(_election_window(partition, keys)))
+    window = _election_window(partition, keys, pinned)
+    ranked = df.with_column(rank, row_number().over(window))
     winners = ranked.where(col(rank) == 1).select(
         col(partition).alias("_p"), col("id").alias(winner)
     )
@@ -366,8 +421,10 @@ def _verify_udf(spec: NearSpec) -> Any:
     return verify
 
 
-def _cluster_udf(spec: NearSpec, config: Config) -> Any:
-    """Per connected component of exact groups: ``group_near`` with the election order."""
+def _cluster_udf(spec: NearSpec, config: Config, apart: set[tuple[int, int]]) -> Any:
+    """Per connected component of exact groups: ``group_near`` with the election order
+    (reviewers' chosen canonicals first) and the cannot-link pairs of exact groups ``apart``
+    (:func:`~webdedup.algorithms.cluster.groups_apart`; a handful, sent with the UDF)."""
     import daft
     import pyarrow as pa
     from daft import DataType as DT
@@ -378,7 +435,8 @@ def _cluster_udf(spec: NearSpec, config: Config) -> Any:
     keys = [ELECTION_KEYS[k].key for k in validate_election(config.election)]
 
     def order_key(row: Any) -> tuple[Any, ...]:
-        return tuple(part for key in keys for part in key(row))
+        pinned = (row.pin_rank is None, row.pin_rank or 0)  # coalesce(pin_rank, n) ASC
+        return pinned + tuple(part for key in keys for part in key(row))
 
     @daft.func(return_dtype=DT.from_arrow_type(arrow_type))
     def cluster(members: list[dict[str, Any]], edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -397,7 +455,8 @@ def _cluster_udf(spec: NearSpec, config: Config) -> Any:
         def score_of(a: int, b: int) -> float:
             return text_similarity(spec, text(a), text(b))
 
-        assigned = group_near(order, group_edges, score_of, config.chain_floor)
+        here = [(a, b) for a, b in apart if a in rows and b in rows]
+        assigned = group_near(order, group_edges, score_of, config.chain_floor, here)
         return [{"id": k, "center": c, "score": s} for k, (c, s) in sorted(assigned.items())]
 
     return cluster
@@ -413,15 +472,41 @@ class _Row:
     text_len: int
     is_https: int
     url_len: int
+    pin_rank: int | None
     raw: dict[str, Any]
 
     __slots__ = ("id", "is_external", "dt", "crawled_ts", "text_len", "is_https", "url_len",
-                 "raw")
+                 "pin_rank", "raw")
 
     def __init__(self, m: dict[str, Any]) -> None:
         self.raw = m
         for name in self.__slots__[:-1]:
             setattr(self, name, m[name])
+
+
+def _same_language(edges: Any, prepared: Any) -> Any:
+    """The language guard of phase 4 (``pipeline.language_guard.keep_same_language``): the
+    edges whose two pages are not surely in different languages."""
+    import daft
+    from daft import DataType as DT
+    from daft import col
+
+    @daft.func.batch(return_dtype=DT.bool())
+    def same(la: Any, sa: Any, lb: Any, sb: Any) -> list[bool]:  # NULLs in, as the guard reads
+        rows = zip(*(s.to_pylist() for s in (la, sa, lb, sb)), strict=True)
+        return [not different_languages(*row) for row in rows]
+
+    langs = prepared.select("id", "lang", "lang_score")
+    la = langs.select(col("id").alias("a"), col("lang").alias("_la"),
+                      col("lang_score").alias("_sa"))
+    lb = langs.select(col("id").alias("b"), col("lang").alias("_lb"),
+                      col("lang_score").alias("_sb"))
+    return (
+        edges.join(la, on="a")
+        .join(lb, on="b")
+        .where(same(col("_la"), col("_sa"), col("_lb"), col("_sb")))
+        .exclude("_la", "_sa", "_lb", "_sb")
+    )
 
 
 # -- the run ------------------------------------------------------------------------------------
@@ -432,13 +517,16 @@ def run_daft(
     *,
     ray_address: str | None = None,
     io_config: Any = None,
+    store: ObjectStore | None = None,
     on_message: Callable[[str], None] | None = None,
 ) -> DaftResult:
     """Deduplicate the Parquet pages of ``inputs`` on Daft and write the result to ``out``.
 
     ``out`` is a new directory: ``pages/`` (one row a page: webdedup's state and annotation
-    columns), ``edges/``, ``verified/`` (Parquet) and a manifest. It appears only when the
-    run succeeded.
+    columns), ``edges/``, ``verified/`` (Parquet) and a manifest. A local one appears only
+    when the run succeeded; an ``s3://`` one gets its manifest last (:mod:`.objectstore`).
+    ``store``: how to reach ``s3://`` inputs and output (default: the AWS environment);
+    ``io_config``: a Daft ``IOConfig`` of one's own instead, for the inputs only.
     """
     import daft
 
@@ -447,10 +535,14 @@ def run_daft(
             f"webdedup daft runs method {', '.join(SUPPORTED_METHODS)} only, not "
             f"{config.method!r}; run 'webdedup db' for {config.method}"
         )
-    target = Path(out)
+    remote = is_remote(str(out))
+    if remote or any(is_remote(i) for i in inputs):
+        store = store or ObjectStore.from_options()
+        io_config = io_config or store.io_config()
+    target: Path | _Remote = _Remote(str(out), store) if remote and store else Path(out)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise InputError(
-            f"{target} already exists and is not empty; give a new directory for --out "
+            f"{out} already exists and is not empty; give a new directory for --out "
             "(or remove the old one)"
         )
     t0 = time.perf_counter()
@@ -459,6 +551,7 @@ def run_daft(
     with run.phase("read"):
         pages, _names = read_pages(inputs, config, io_config)
         total = check_ids(pages)
+        run.verdicts = read_verdicts(pages)
     if on_message is not None:
         on_message(f"Daft ({runner} runner): {total:,} pages")
     # Daft's default of 200 partitions a shuffle costs more than it saves below millions of
@@ -513,6 +606,7 @@ class _Run:
         self.scored: Any = None
         self.edges: Any = None
         self.near: Any = None
+        self.verdicts = Verdicts({}, set())
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -529,7 +623,9 @@ class _Run:
 
         prep = _prepare_udf(self.config, self.spec)
         inputs = ("id", "url", "content", "html", "datetime", "crawled", "category", "lang")
-        prepared = pages.select(col("id").alias("_id"), prep(*map(col, inputs))).exclude("_id")
+        prepared = pages.select(
+            col("id").alias("_id"), col("pin_rank"), prep(*map(col, inputs))
+        ).exclude("_id")
         if self.config.n_min > 0:
             small = (
                 prepared.where(col("host").not_null())
@@ -551,7 +647,10 @@ class _Run:
     def elect_urls(self) -> None:
         """Phase 2 (``sql/elect_url.sql``)."""
         election = self.config.election
-        self.url_el = _elect(self.active, "url_key", election, "url_rank", "url_winner").collect()
+        pinned = bool(self.verdicts.pins)
+        self.url_el = _elect(
+            self.active, "url_key", election, "url_rank", "url_winner", pinned
+        ).collect()
 
     def elect_exact(self) -> None:
         """Phase 3: URL groups linked by shared texts (``sql/exact_links.sql``), their
@@ -582,7 +681,8 @@ class _Run:
             .with_column("component", col("component").fill_null(col("id")))
         )
         self.exact_el = _elect(
-            winners, "component", self.config.election, "exact_rank", "exact_winner"
+            winners, "component", self.config.election, "exact_rank", "exact_winner",
+            bool(self.verdicts.pins),
         ).collect()
         self.page_group = self.url_el.select("id", "url_winner").join(
             self.exact_el.select(col("id").alias("url_winner"), "exact_winner"), on="url_winner"
@@ -645,12 +745,27 @@ class _Run:
             .join(hashes.select(col("id").alias("b"), col("content_hash").alias("_xb")), on="b")
             .collect()
         )
-        self.edges = self.scored.where(col("score") >= lit(self.spec.threshold)).collect()
+        verified = self.scored.where(col("score") >= lit(self.spec.threshold))
+        self.edges = _same_language(verified, self.prepared).collect()
         return int(self.edges.count_rows())
 
+    def groups_apart(self) -> set[tuple[int, int]]:
+        """The cannot-link pairs as pairs of exact groups (``phase4_near._groups_apart``)."""
+        from daft import col
+
+        if not self.verdicts.cannot_link:
+            return set()
+        pages = sorted({x for pair in self.verdicts.cannot_link for x in pair})
+        rows = self.page_group.where(col("id").is_in(pages)).to_pylist()
+        winner = {int(r["id"]): int(r["exact_winner"]) for r in rows}
+        return groups_apart(self.verdicts.cannot_link, winner)
+
     def cluster(self) -> None:
-        """Edges lifted to exact groups (``cluster.component_edges``), their connected
-        components, and ``group_near`` in each."""
+        """Edges lifted to exact groups (``cluster.component_edges``), less the reviewers'
+        cannot-links (``cluster.drop_cannot_links``), their connected components, and
+        ``group_near`` in each."""
+        import daft
+        import pyarrow as pa
         from daft import col
         from daft.functions import to_struct, when
 
@@ -662,6 +777,18 @@ class _Run:
             .agg(col("score").max().alias("score"))
             .collect()
         )
+        apart = self.groups_apart()
+        if apart:  # reviewers' "not a duplicate", before the components (as db does)
+            kept = drop_cannot_links(
+                {(r["a"], r["b"]): r["score"] for r in group_edges.to_pylist()}, apart
+            )
+            group_edges = daft.from_pydict(
+                {
+                    "a": pa.array([a for a, _ in kept], pa.int64()),
+                    "b": pa.array([b for _, b in kept], pa.int64()),
+                    "score": pa.array(list(kept.values()), pa.float64()),
+                }
+            )
         components = connected_components(
             group_edges.select(col("a").alias("u"), col("b").alias("v"))
         ).collect()
@@ -680,7 +807,7 @@ class _Run:
             .groupby("component")
             .agg(col("e").list_agg().alias("edges"))
         )
-        cluster = _cluster_udf(self.spec, self.config)
+        cluster = _cluster_udf(self.spec, self.config, apart)
         self.near = (
             members.join(comp_edges, on="component")
             .select(cluster(col("members"), col("edges")).alias("r"))
@@ -740,8 +867,10 @@ class _Run:
         )
 
 
-#: The election attributes of a page (``algorithms.election.Electable``).
-_MEMBER = ("id", "is_external", "dt", "crawled_ts", "text_len", "is_https", "url_len")
+#: The election attributes of a page (``algorithms.election.Electable``), and the rank of a
+#: reviewer's choice as canonical (NULL for most pages).
+_MEMBER = ("id", "is_external", "dt", "crawled_ts", "text_len", "is_https", "url_len",
+           "pin_rank")
 #: The columns of the output's ``pages/`` files.
 PAGE_COLUMNS = (
     *_PREPARED_TYPES, "sketch", "band_keys", "url_rank", "url_winner", "exact_rank",
@@ -750,36 +879,52 @@ PAGE_COLUMNS = (
 )
 
 
-def _write(
-    run: _Run, result: Any, target: Path, inputs: list[str], res: DaftResult, t0: float
-) -> None:
-    """Write into a fresh directory beside ``target``, renamed to it when complete."""
-    from daft import col
-    from daft.functions import when
+class _Remote:
+    """An ``s3://`` output directory (the few calls ``run_daft`` makes on a local one)."""
 
+    def __init__(self, url: str, store: ObjectStore) -> None:
+        self.url, self.store = url.rstrip("/"), store
+        self.fs = store.filesystem()
+        self.path = bucket_path(url)
+
+    def __str__(self) -> str:
+        return self.url
+
+    def exists(self) -> bool:
+        from pyarrow import fs
+
+        return bool(self.fs.get_file_info(self.path).type != fs.FileType.NotFound)
+
+    def is_dir(self) -> bool:
+        from pyarrow import fs
+
+        return bool(self.fs.get_file_info(self.path).type != fs.FileType.File)
+
+    def iterdir(self) -> Iterator[str]:
+        from pyarrow import fs
+
+        selector = fs.FileSelector(self.path, allow_not_found=True)
+        return iter(info.path for info in self.fs.get_file_info(selector))
+
+
+def _write(
+    run: _Run, result: Any, target: Path | _Remote, inputs: list[str], res: DaftResult,
+    t0: float,
+) -> None:
+    """Write into a fresh directory beside ``target``, renamed to it when complete (on object
+    storage: straight into ``target``, the manifest last, all removed on failure)."""
+    if isinstance(target, _Remote):
+        io_config = target.store.io_config()
+        try:
+            _write_parts(run, result, target.url, inputs, res, t0, io_config, target.fs)
+        except BaseException:
+            target.fs.delete_dir_contents(target.path, missing_dir_ok=True)
+            raise
+        return
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
-        result.write_parquet(str(work / "pages"))
-        run.edges.select("a", "b", "score").sort(["a", "b"]).write_parquet(str(work / "edges"))
-        lo = when(col("_xa") < col("_xb"), col("_xa")).otherwise(col("_xb"))
-        hi = when(col("_xa") < col("_xb"), col("_xb")).otherwise(col("_xa"))
-        verified = run.scored.select(lo.alias("hash_a"), hi.alias("hash_b"), "score").distinct()
-        verified.sort(["hash_a", "hash_b"]).write_parquet(str(work / "verified"))
-        res.wall_seconds = round(time.perf_counter() - t0, 4)
-        manifest = {
-            "format": MANIFEST_FORMAT,
-            "version": MANIFEST_VERSION,
-            "webdedup_version": __version__,
-            "method": run.config.method,
-            "scheme": run.spec.scheme,
-            "fingerprint": run.config.fingerprint(),
-            "shaping": run.config.shaping_parameters(),
-            "config": asdict(run.config),
-            "inputs": inputs,
-            "result": asdict(res),
-        }
-        (work / MANIFEST).write_text(json.dumps(manifest, indent=2, default=list) + "\n")
+        _write_parts(run, result, str(work), inputs, res, t0, None, None)
         if target.exists():
             target.rmdir()  # empty (checked before the run)
         work.rename(target)
@@ -788,12 +933,54 @@ def _write(
         raise
 
 
+def _write_parts(
+    run: _Run, result: Any, where: str, inputs: list[str], res: DaftResult, t0: float,
+    io_config: Any, filesystem: Any,
+) -> None:
+    """The output's Parquet parts and, last, its manifest (into ``where``)."""
+    from daft import col
+    from daft.functions import when
+
+    result.write_parquet(f"{where}/pages", io_config=io_config)
+    run.edges.select("a", "b", "score").sort(["a", "b"]).write_parquet(
+        f"{where}/edges", io_config=io_config
+    )
+    lo = when(col("_xa") < col("_xb"), col("_xa")).otherwise(col("_xb"))
+    hi = when(col("_xa") < col("_xb"), col("_xb")).otherwise(col("_xa"))
+    verified = run.scored.select(lo.alias("hash_a"), hi.alias("hash_b"), "score").distinct()
+    verified.sort(["hash_a", "hash_b"]).write_parquet(
+        f"{where}/verified", io_config=io_config
+    )
+    res.wall_seconds = round(time.perf_counter() - t0, 4)
+    manifest = {
+        "format": MANIFEST_FORMAT,
+        "version": MANIFEST_VERSION,
+        "webdedup_version": __version__,
+        "method": run.config.method,
+        "scheme": run.spec.scheme,
+        "fingerprint": run.config.fingerprint(),
+        "shaping": run.config.shaping_parameters(),
+        "config": asdict(run.config),
+        "inputs": inputs,
+        "verdicts": run.verdicts.as_json(),
+        "result": asdict(res),
+    }
+    text = json.dumps(manifest, indent=2, default=list) + "\n"
+    if filesystem is None:
+        Path(where, MANIFEST).write_text(text)
+    else:
+        with filesystem.open_output_stream(f"{bucket_path(where)}/{MANIFEST}") as f:
+            f.write(text.encode())
+
+
 def _counts(result: Any) -> dict[str, int]:
     from daft import col
 
     rows = result.groupby("dup_kind").agg(col("id").count().alias("n")).to_pylist()
     by_kind = {r["dup_kind"]: int(r["n"]) for r in rows}
-    groups = result.where(col("dup_group").not_null()).select("dup_group").distinct()
+    # a group has a duplicate, as sql/group_kinds.sql defines it (a page alone is unique)
+    duplicates = col("dup_kind").is_in(["url", "exact", "near"])
+    groups = result.where(duplicates).select("dup_group").distinct()
     return {
         "ignored": by_kind.get("ignored", 0),
         "url_duplicates": by_kind.get("url", 0),
@@ -803,4 +990,13 @@ def _counts(result: Any) -> dict[str, int]:
     }
 
 
-__all__ = ["PAGE_COLUMNS", "DaftResult", "check_ids", "read_pages", "run_daft", "use_runner"]
+__all__ = [
+    "PAGE_COLUMNS",
+    "DaftResult",
+    "Verdicts",
+    "check_ids",
+    "read_pages",
+    "read_verdicts",
+    "run_daft",
+    "use_runner",
+]

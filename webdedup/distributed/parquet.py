@@ -2,7 +2,14 @@
 
 One row a page: ``id`` (the rowid), ``url``, ``content``, ``html``, ``datetime``, ``crawled``,
 ``category``, ``lang`` (the crawler's own language column, else NULL) — webdedup's names,
-whatever the crawler calls its columns, so ``webdedup daft`` reads them without a mapping.
+whatever the crawler calls its columns, so ``webdedup daft`` reads them without a mapping —
+and the reviewers' verdicts (``store.verdicts``) on the pages they name:
+
+- ``canonical_rank``: the page was chosen as its group's canonical; 0 is the latest choice
+  (:func:`~webdedup.store.verdicts.pin_ranks`), NULL for the other pages;
+- ``not_duplicate_of``: the pages a reviewer said this page is not a duplicate of
+  (:func:`~webdedup.store.verdicts.cannot_links`, listed on both pages), NULL when none.
+
 Works before any ``webdedup db`` run; the database is only read.
 """
 
@@ -19,11 +26,14 @@ from ..store import connect, translate
 from ..store.layout import Layout
 from ..store.pages import as_text
 from ..store.state import stored_columns
+from ..store.verdicts import cannot_links, pin_ranks, read_verdicts
 
 #: Rows per Parquet file (and per read from SQLite).
 ROWS_PER_FILE = 50_000
-#: The columns written, in order.
+#: The page columns written, in order (then :data:`VERDICT_COLUMNS`).
 PARQUET_COLUMNS = ("id", "url", "content", "html", "datetime", "crawled", "category", "lang")
+#: The reviewers' verdicts, as columns of the pages they name.
+VERDICT_COLUMNS = ("canonical_rank", "not_duplicate_of")
 
 
 @dataclass(frozen=True)
@@ -64,20 +74,30 @@ def export_parquet(
             columns = Columns.from_mapping(stored) if stored else Columns()
         layout = Layout.resolve(conn, columns, str(db))
         schema = pa.schema(
-            [("id", pa.int64())] + [(name, pa.string()) for name in PARQUET_COLUMNS[1:]]
+            [("id", pa.int64())]
+            + [(name, pa.string()) for name in PARQUET_COLUMNS[1:]]
+            + [("canonical_rank", pa.int64()), ("not_duplicate_of", pa.list_(pa.int64()))]
         )
         out.mkdir(parents=True, exist_ok=True)
         cursor = conn.execute("BEGIN")  # one snapshot for every file
+        verdicts = read_verdicts(conn)
+        pins = pin_ranks(verdicts)
+        apart: dict[int, list[int]] = {}
+        for a, b in sorted(cannot_links(verdicts)):
+            apart.setdefault(a, []).append(b)
+            apart.setdefault(b, []).append(a)
         cursor = conn.execute(layout.select_pages() + " ORDER BY 1")
         pages = files = 0
         while rows := cursor.fetchmany(rows_per_file):
-            data = {name: [] for name in PARQUET_COLUMNS}  # type: dict[str, list[object]]
+            data = {name: [] for name in schema.names}  # type: dict[str, list[object]]
             for row in rows:
                 for name, value in zip(PARQUET_COLUMNS, row, strict=True):
                     if name in ("datetime", "crawled"):
                         data[name].append(_when(value))
                     else:
                         data[name].append(value if name == "id" else _text(value))
+                data["canonical_rank"].append(pins.get(row[0]))
+                data["not_duplicate_of"].append(apart.get(row[0]))
             pq.write_table(
                 pa.table(data, schema=schema), out / f"part-{files:05d}.parquet"
             )

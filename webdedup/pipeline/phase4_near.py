@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms.cluster import component_edges, drop_cannot_links, group_near
+from ..algorithms.cluster import component_edges, drop_cannot_links, group_near, groups_apart
 from ..algorithms.simhash import HASH_BITS, hamming_distances
 from ..algorithms.sketch import NearSpec, features, pair_score, text_similarity
 from ..algorithms.text import digest_text
@@ -129,12 +129,7 @@ def _groups_apart(ctx: RunContext) -> set[tuple[int, int]]:
             f"WHERE u.id IN ({', '.join(map(str, pages))})"
         )
     }
-    out = set()
-    for a, b in ctx.cannot_link:
-        wa, wb = winner.get(a), winner.get(b)
-        if wa is not None and wb is not None and wa != wb:
-            out.add((min(wa, wb), max(wa, wb)))
-    return out
+    return groups_apart(ctx.cannot_link, winner)
 
 
 def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, int, float]]]:

@@ -355,13 +355,6 @@ def _loaded_phases(
         ctx.generation = meta_value(conn, phase5_write_back.GENERATION)
         if on_message is not None:
             on_message(f"{plan.mode} run: {plan.reason}")
-            verdicts = read_verdicts(conn)
-            if verdicts:  # the Daft path does not know them (README, "Review")
-                on_message(
-                    f"note: the {len(verdicts)} reviewer verdicts of this database are not "
-                    "applied by the results of 'webdedup daft'; run 'webdedup db --full' to "
-                    "apply them"
-                )
         ctx.total_pages = _count(conn, f"SELECT count(*) FROM {quote(ctx.layout.table)}")
         with ctx.phase("load"):
             near = loaded.fill(ctx)
