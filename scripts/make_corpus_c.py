@@ -45,16 +45,18 @@ Hard negatives (each page its own cluster; the pages of one negative_group look 
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import os
 import re
-import sqlite3
 import sys
 import unicodedata
 from pathlib import Path
 from random import Random
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus_file import main as corpus_main  # noqa: E402
+from corpus_file import write_corpus  # noqa: E402
 
 DEFAULT_DATA = Path(os.environ.get("WEBDEDUP_DATA", "/work/shared/data"))
 DERIVED = ("ocr_noise", "number_refresh", "extractor_markup", "paragraph_drop",
@@ -381,34 +383,12 @@ def build_corpus(path: str, pages: int, seed: int, data: Path = DEFAULT_DATA) ->
             kinds.remove(kind)
             continue
         made += 2
-    con = sqlite3.connect(path)
-    con.executescript(
-        "DROP TABLE IF EXISTS pages; DROP TABLE IF EXISTS corpus_truth;"
-        "CREATE TABLE pages (id INTEGER PRIMARY KEY, url TEXT, title TEXT, content TEXT,"
-        " crawled TEXT);"
-        "CREATE TABLE corpus_truth (page_id INTEGER PRIMARY KEY, cluster INTEGER NOT NULL,"
-        " kind TEXT NOT NULL, original_id INTEGER, negative_group INTEGER);"
-    )
-    con.executemany("INSERT INTO pages VALUES (?,?,?,?,?)", rows)
-    con.executemany("INSERT INTO corpus_truth VALUES (?,?,?,?,?)", truth)
-    con.commit()
-    con.close()
+    write_corpus(path, ("url", "title", "content", "crawled"), rows, truth)
     return counts
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out")
-    parser.add_argument("--pages", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    args = parser.parse_args(argv)
-    counts = build_corpus(args.out, args.pages, args.seed, args.data)
-    print(f"{args.out}: {sum(counts.values())} pages")
-    for kind, n in sorted(counts.items()):
-        print(f"  {kind:<20} {n:>6}")
-    return 0
-
+    return corpus_main(build_corpus, __doc__.splitlines()[0], DEFAULT_DATA, argv)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -25,15 +25,15 @@ Hard negatives (each page its own cluster; pages of one negative_group look alik
 
 from __future__ import annotations
 
-import argparse
 import re
-import sqlite3
 import sys
 from collections import Counter
 from pathlib import Path
 from random import Random
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus_file import main as corpus_main  # noqa: E402
+from corpus_file import write_corpus  # noqa: E402
 from make_corpus_b import DEFAULT_DATA, aed_pages, boilerplate, load_pool  # noqa: E402
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
@@ -188,34 +188,16 @@ def build_corpus(path: str, pages: int, seed: int, data: Path = DEFAULT_DATA) ->
         made += 1
         if copy is not None and copy != text:
             add(copy, kind, pid, pid)
-    con = sqlite3.connect(path)
-    con.executescript(
-        "DROP TABLE IF EXISTS pages; DROP TABLE IF EXISTS corpus_truth;"
-        "CREATE TABLE pages (id INTEGER PRIMARY KEY, url TEXT, title TEXT, content TEXT,"
-        " datetime TEXT, crawled TEXT, category TEXT);"
-        "CREATE TABLE corpus_truth (page_id INTEGER PRIMARY KEY, cluster INTEGER NOT NULL,"
-        " kind TEXT NOT NULL, original_id INTEGER, negative_group INTEGER);"
-    )
-    con.executemany("INSERT INTO pages VALUES (?,?,?,?,?,?,?)", rows)
-    con.executemany("INSERT INTO corpus_truth VALUES (?,?,?,?,?)", truth)
-    con.commit()
-    con.close()
+    write_corpus(path, ("url", "title", "content", "datetime", "crawled", "category"), rows,
+                 truth)
     return dict(counts)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out")
-    parser.add_argument("--pages", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    args = parser.parse_args(argv)
-    counts = build_corpus(args.out, args.pages, args.seed, args.data)
-    print(f"{args.out}: {sum(counts.values())} pages (synthetic paraphrases of real texts)")
-    for kind, n in sorted(counts.items()):
-        print(f"  {kind:<20} {n:>6}")
-    return 0
-
+    return corpus_main(
+        build_corpus, __doc__.splitlines()[0], DEFAULT_DATA, argv,
+        what=" (synthetic paraphrases of real texts)",
+    )
 
 if __name__ == "__main__":
     sys.exit(main())
