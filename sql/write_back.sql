@@ -1,5 +1,5 @@
 -- Phase 5: annotate `pages` from the run's assignment (temp.run_write, in rowid order), the
--- rows with :after < id <= :upto (all of them, or one batch of a large write).
+-- rows with :lo <= id <= :hi (all of them, or one batch of a large write).
 -- A row is only written when its annotation changes, and only when its rowid still holds the
 -- URL that was prepared (a VACUUM may have renumbered rowids meanwhile).
 -- No function call here: SQLite keeps a statement journal (a temporary file as large as the
@@ -16,7 +16,7 @@ SET canonical_url    = w.canonical_url,
     dup_kind         = w.dup_kind,
     dup_score        = w.dup_score
 FROM temp.run_write AS w
-WHERE {pages}.{rowid} = w.id AND w.id > :after AND w.id <= :upto
+WHERE {pages}.{rowid} = w.id AND w.id BETWEEN :lo AND :hi
   AND ({pages}.canonical_url, {pages}.content_hash, {pages}.exact_group_size,
        {pages}.dup_group, {pages}.dup_group_size, {pages}.canonical_id, {pages}.is_canonical,
        {pages}.dup_kind, {pages}.dup_score)

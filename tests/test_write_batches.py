@@ -239,3 +239,22 @@ def test_a_run_that_computed_while_another_wrote_refuses_to_write(tmp_path):
         Deduplicator(on_phase=at).run_on_db(path)
     again = Deduplicator().run_on_db(path)  # the database is whole: nothing left to do
     assert again.mode == "incremental" and again.processed == 0
+
+
+@pytest.mark.parametrize("write_lock", [0, TINY])
+def test_the_smallest_and_largest_rowids_are_annotated(tmp_path, write_lock):
+    """SQLite allows rowids from -2**63 to 2**63 - 1: the batches' bounds include both."""
+    path = tmp_path / "crawl.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, url TEXT, content TEXT)")
+    texts = [t["text"] for t in real_texts()[:40]]
+    ids = [-(2**63), -5, *range(1, 37), 2**63 - 1]
+    conn.executemany(
+        "INSERT INTO pages VALUES (?, ?, ?)",
+        [(i, f"https://x.example/{k}", texts[k % 30]) for k, i in enumerate(ids)],
+    )
+    conn.commit()
+    Deduplicator(write_lock=write_lock).run_on_db(path)
+    rows = dict(conn.execute("SELECT id, dup_group FROM pages"))
+    assert all(rows[i] is not None for i in ids), rows
+    conn.close()

@@ -226,8 +226,8 @@ def cli() -> None:
     metavar="SECONDS",
     help="About the longest one write transaction may hold the write lock: a larger write "
     "(a first run on a big crawl) is split into transactions of about this length; 0 writes "
-    "everything in one transaction. Keep it well under the crawler's own busy timeout "
-    "[default: 1].",
+    "everything in one transaction. Keep it at 0.2 or more and well under the crawler's own "
+    "busy timeout. --prune's move of rows is not split. [default: 1]",
 )
 @click.option(
     "--chunk-size",

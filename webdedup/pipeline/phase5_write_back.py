@@ -37,7 +37,8 @@ from .context import RunContext, WriteBackResult
 
 #: ``_webdedup_meta`` key: a count a run moves on when it starts to write (and again in its
 #: last transaction); each of its transactions checks it still holds the value the run read
-#: (or wrote last), so two runs never interleave their writes: the second to write stops.
+#: (or wrote last), so two runs never interleave their writes: one that finds the count
+#: moved by another run stops.
 GENERATION = "write_generation"
 #: What the next run is told when this one stops between its batched transactions.
 INTERRUPTED = (
@@ -56,7 +57,7 @@ MIN_BATCH = 16  # rows: the smallest batch, however slow the disk
 PAUSE = 0.15
 HELD_BEFORE_PAUSE = 0.5  # seconds of holding the lock, in one or more batches, then a pause
 FIRST_BATCH = 2_000  # rows: the largest first batch of a table, before any was timed
-_LOWEST, _HIGHEST = -(2**63), 2**63 - 1  # rowid bounds: a batch with no limit on that side
+_LOWEST, _HIGHEST = -(2**63), 2**63 - 1  # the smallest and largest rowid SQLite allows
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,7 @@ def run(ctx: RunContext, *, ahead: int | None = None) -> WriteBackResult:
         add_output_columns(conn, layout.table)
         record_annotated(conn, layout.table)
         before = conn.total_changes
-        conn.execute(_write_back_sql(ctx), {"after": _LOWEST, "upto": _HIGHEST})
+        conn.execute(_write_back_sql(ctx), {"lo": _LOWEST, "hi": _HIGHEST})
         written = conn.total_changes - before
     if plan.mode == "incremental":
         run_script(conn, "save_state_incremental")
@@ -270,8 +271,8 @@ def _batches(
     """Walk ``temp.<temp>`` in ``key`` order a batch at a time, each batch written by
     ``write(condition, parameters)`` inside its own timed write transaction (``spacer``).
 
-    The parameters also carry the batch's first and last key as ``:after`` (exclusive) and
-    ``:upto`` (inclusive) when ``key`` is one integer (the ``write_back`` statement's form).
+    The parameters also carry the batch's bounds as ``:lo`` and ``:hi`` (both inclusive) when
+    ``key`` is one integer (the ``write_back`` statement's form).
     ``first()`` runs in the first batch's transaction (in one of its own when there is no
     row). The batch after a timed one is sized to take about 0.6 ``write_lock`` seconds (room
     for a slower one), growing at most threefold from one batch to the next (eightfold while
@@ -300,8 +301,9 @@ def _batches(
         ).fetchone()
         upper = "1" if upto is None else f"({cols}) <= ({ends})"
         params |= dict(zip(_names("b", key), upto or (), strict=False))
-        params["after"] = _LOWEST if after is None else after[0]
-        params["upto"] = _HIGHEST if upto is None else upto[0]
+        if len(key) == 1 and all(isinstance(k[0], int) for k in (after, upto) if k):
+            params["lo"] = _LOWEST if after is None else int(after[0]) + 1  # type: ignore[call-overload]
+            params["hi"] = _HIGHEST if upto is None else upto[0]
         if ctx.on_phase is not None:  # between two transactions (the tests kill here)
             ctx.on_phase("write_batch")
         with spacer.transaction() as took:
@@ -333,8 +335,8 @@ class _Spacer:
     @contextmanager
     def transaction(self) -> Iterator[_Took]:
         took = _Took()
-        start = time.perf_counter()
         with self.hold():
+            start = time.perf_counter()  # holding the lock from here (BEGIN may have waited)
             yield took
         took.seconds = time.perf_counter() - start
         self.held += took.seconds

@@ -217,8 +217,8 @@ def run_on_db(
                 result.run_id = _record_run(conn, config, started, result)
                 if on_phase is not None:
                     on_phase("commit")
-        # the longest any write transaction held the lock (BEGIN IMMEDIATE to COMMIT): how
-        # long a crawler may have had to wait; and all of them together
+        # the longest any write transaction held the lock (from BEGIN IMMEDIATE's success to
+        # COMMIT): how long a crawler may have had to wait; and all of them together
         ctx.timings["write_lock"] = round(max(holds), 4)
         ctx.timings["write_lock_total"] = round(sum(holds), 4)
         if own:  # copy the WAL back into the file now, without blocking a crawler
@@ -406,13 +406,16 @@ def _remembered_columns(
 
 @contextmanager
 def _write(conn: sqlite3.Connection, holds: list[float]) -> Iterator[None]:
-    """One write transaction, timed into ``holds``: how long a crawler may have to wait."""
-    start = time.perf_counter()
+    """One write transaction, timed into ``holds`` from when it has the lock (after ``BEGIN
+    IMMEDIATE``, which may wait for a crawler) to its commit: how long a crawler may wait."""
+    start: float | None = None
     try:
         with transaction(conn):
+            start = time.perf_counter()
             yield
     finally:
-        holds.append(time.perf_counter() - start)
+        if start is not None:
+            holds.append(time.perf_counter() - start)
 
 
 def _data_version(conn: sqlite3.Connection) -> int:
