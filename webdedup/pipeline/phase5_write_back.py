@@ -29,7 +29,7 @@ from functools import partial
 
 from ..errors import ConcurrentRun
 from ..incremental.plan import MISSED
-from ..store import migrate, quote, run_script, sql
+from ..store import migrate, quote, run_script, sql, table_columns
 from ..store.schema import add_output_columns, install_triggers, record_annotated
 from ..store.state import meta_value, set_meta
 from . import segments
@@ -152,7 +152,7 @@ def write_ahead(ctx: RunContext, hold: Hold, changed_since: Callable[[], bool]) 
             install_triggers(conn, layout)
             run_script(conn, "queue_unseen", pages=quote(layout.table), rowid=quote(layout.rowid))
         for copy in STATE + (SEGMENT_STATE if segments.counted(ctx) else ()):
-            columns = ", ".join(quote(c) for c in _columns(conn, copy.main))
+            columns = ", ".join(quote(c) for c in table_columns(conn, copy.main))
             insert = (
                 f"INSERT INTO main.{quote(copy.main)} ({columns}) SELECT {columns} "
                 f"FROM temp.{quote(copy.temp)} WHERE "
@@ -251,7 +251,7 @@ def _copy_whole(conn: sqlite3.Connection, copy: StateCopy) -> None:
     if copy.same_columns:
         conn.execute(f"INSERT INTO main.{quote(copy.main)} SELECT * FROM temp.{quote(copy.temp)}")
         return
-    columns = _columns(conn, copy.main)
+    columns = table_columns(conn, copy.main)
     order = ", ".join(quote(c) for c in _primary_key(conn, copy.main))
     listed = ", ".join(quote(c) for c in columns)
     conn.execute(
@@ -348,11 +348,6 @@ class _Spacer:
 
 def _names(prefix: str, key: Sequence[str]) -> list[str]:
     return [f"{prefix}{i}" for i in range(len(key))]
-
-
-def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
-    """A table's columns, in order."""
-    return [r[1] for r in conn.execute(f"PRAGMA main.table_info({quote(table)})")]
 
 
 def _primary_key(conn: sqlite3.Connection, table: str) -> list[str]:
