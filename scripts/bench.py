@@ -162,20 +162,26 @@ def growth(corpus: Path, total: int, work: Path) -> None:
     """How time and memory grow with the number of pages (minhash, one run each)."""
     sizes = [n for n in (100_000, 300_000) if n < total] + [total]
     print("growth (minhash, full run on the first N pages of the corpus)")
-    print(f"{'pages':>10} {'wall s':>8} {'pages/s':>8} {'peak MiB':>9} {'wall/page vs first':>19}")
+    print(
+        f"{'pages':>10} {'wall s':>8} {'CPU s':>8} {'pages/s':>8} {'peak MiB':>9} "
+        f"{'CPU/page vs first':>18} {'written/DB':>11} {'state/text':>11}"
+    )
     first = None
     for n in sizes:
         db = corpus if n == total else subset(corpus, n, work)
+        text = text_bytes(db)
         r = run_webdedup(db, "minhash", work)
         if db != corpus:
             db.unlink()
-        per_page = r["wall"] / n
+        per_page = r["cpu"] / n
         first = first or per_page
         print(
-            f"{n:>10,} {r['wall']:>8.1f} {n / r['wall']:>8,.0f} {r['maxrss_kib'] / 1024:>9.0f} "
-            f"{per_page / first:>18.2f}x",
+            f"{n:>10,} {r['wall']:>8.1f} {r['cpu']:>8.1f} {n / r['wall']:>8,.0f} "
+            f"{r['maxrss_kib'] / 1024:>9.0f} {per_page / first:>17.2f}x "
+            f"{r['write_bytes'] / r['db_after']:>10.2f}x {100 * r['state_bytes'] / text:>10.0f}%",
             flush=True,
         )
+        print("    phases: " + ", ".join(f"{k} {v:.1f} s" for k, v in r["timings"].items()))
 
 
 def nightly(corpus: Path, pages: int, new: int, work: Path, method: str) -> None:
@@ -204,12 +210,18 @@ def nightly(corpus: Path, pages: int, new: int, work: Path, method: str) -> None
         f"nightly run ({method}): {pages:,} pages, then {new:,} new pages "
         f"({dups:,} of them derived duplicates of other pages)"
     )
-    print(f"  full run      {full['wall']:>8.2f} s  ({full['mode']}, {full['processed']:,} pages)")
     print(
-        f"  nightly run   {night['wall']:>8.2f} s  ({night['mode']}, {night['processed']:,} pages "
-        "recomputed)"
+        f"  full run      {full['wall']:>8.2f} s, {full['cpu']:>8.1f} CPU s  ({full['mode']}, "
+        f"{full['processed']:,} pages)"
     )
-    print(f"  nightly / full = {100 * night['wall'] / full['wall']:.1f}%")
+    print(
+        f"  nightly run   {night['wall']:>8.2f} s, {night['cpu']:>8.1f} CPU s  ({night['mode']}, "
+        f"{night['processed']:,} pages recomputed)"
+    )
+    print(
+        f"  nightly / full = {100 * night['wall'] / full['wall']:.1f}% of the wall time, "
+        f"{100 * night['cpu'] / full['cpu']:.1f}% of the CPU time"
+    )
     print("  nightly phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in night["timings"].items()))
 
 

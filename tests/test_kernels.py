@@ -26,6 +26,7 @@ from webdedup.algorithms.text import (
     _TOKEN,
     _TYPOGRAPHY,
     UNSPACED,
+    char_table,
     normalize_text,
     word_length,
 )
@@ -229,3 +230,86 @@ def test_unspaced_shingles_are_character_trigrams() -> None:
     assert kernels.UNSPACED_SHINGLE_SIZE == 3
     assert shingle_hashes("东京都渋谷区", 5).size == 4  # 6 characters: 4 trigrams
     assert shingle_hashes("one two three four five six", 5).size == 2  # words: 5-grams
+
+
+# -- the compiled normalizer (text.char_table + kernels.normalize_utf8) --------------------------
+def _fast(text: str) -> str | None:
+    out = kernels.normalize_utf8(text, *char_table())
+    return None if out is None else out.tobytes().decode("utf-8")
+
+
+def test_compiled_normalizer_equals_the_str_steps_on_every_code_point() -> None:
+    """Each code point alone, and between two letters (whitespace and hyphens at the ends
+    and between words behave differently); the ones the table leaves out take the str steps."""
+    mapped = 0
+    for cp in range(sys.maxunicode + 1):
+        for text in (chr(cp), f"A{chr(cp)}b"):
+            fast = _fast(text)
+            if fast is not None:
+                mapped += 1
+                assert fast == reference_normalize(text), hex(cp)
+    assert mapped > 2 * 190_000  # all but a few thousand code points below TABLE_LIMIT
+
+
+def test_compiled_normalizer_covers_the_real_texts() -> None:
+    """Nearly every real text takes the compiled path, and it gives what the str steps give."""
+    fast = [_fast(t) for t in TEXTS]
+    assert sum(f is not None for f in fast) >= 0.99 * len(TEXTS)
+    for text, out in zip(TEXTS, fast, strict=True):
+        if out is not None:
+            assert out == reference_normalize(text)
+
+
+_CONTEXT_ALPHABET = st.sampled_from(
+    list("aAeE \u00a0-\u2014\u00bd\u00e9\u00c5\u212b\u1e9e\u0130\u03a3\u03c2\u1f88\ufdfa\u2126")
+    + list("\u0301\u0308\u0327\u093c\u0928\u0929\u0bca\u0bbe\u0b47\u1100\u1161\u11a8\uac00")
+    + list("\u3099\u304b\u309b\u0f73\u0f71\u0e33\u0eb3\uff76\uff9e\u2460\u3300\u00ad\u200b")
+    + list("\U0001d400\U0001f600\U0002f800\U00030000\ud800")
+)
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True)
+@given(st.lists(_CONTEXT_ALPHABET, max_size=30).map("".join))
+def test_compiled_normalizer_where_neighbours_interact(text: str) -> None:
+    """Combining marks, Hangul jamo, Indic vowel signs, voiced kana marks, compatibility
+    characters and their neighbours: the compiled path gives the str steps' answer or leaves
+    the text to them, and normalize_text always equals the reference."""
+    fast = _fast(text)
+    assert fast is None or fast == reference_normalize(text)
+    assert normalize_text(text) == reference_normalize(text)
+
+
+def test_compiled_normalizer_leaves_neighbour_dependent_text_to_the_str_steps() -> None:
+    assert _fast("cafe\u0301") is None  # a combining mark
+    assert _fast("\u1100\u1161") is None  # Hangul L + V compose
+    assert _fast("\U00030000") is None  # above the table
+    assert normalize_text("cafe\u0301") == "caf\u00e9"
+
+
+def test_compiled_normalizer_can_fail_against_a_wrong_table() -> None:
+    """The table's neighbour rule matters: mapping a combining mark alone breaks composition."""
+    table, points = char_table()
+    wrong = table.copy()
+    wrong[0, 0x301], wrong[1, 0x301] = 0, 0  # U+0301 as if it were invisible
+    out, ok = kernels._normalize(kernels.text_bytes("cafe\u0301"), wrong, points)
+    assert ok and out.tobytes().decode() != reference_normalize("cafe\u0301")
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.sets(st.integers(0, 2**64 - 1), max_size=60),
+    st.sets(st.integers(0, 2**64 - 1), max_size=60),
+    st.sets(st.integers(0, 2**64 - 1), max_size=20),
+)
+def test_shared_count_is_the_intersection_size(a: set[int], b: set[int], both: set[int]) -> None:
+    x = np.array(sorted(a | both), dtype=np.uint64)
+    y = np.array(sorted(b | both), dtype=np.uint64)
+    assert kernels.shared_count(x, y) == np.intersect1d(x, y).size
+
+
+def test_sketch_utf8_is_the_digest_sketch() -> None:
+    from webdedup.algorithms.text import SKETCH_CHARS, digest_text, sketch_utf8
+
+    long = "Ünïcode wörds and 東京 " * (SKETCH_CHARS // 10)  # beyond the sketch's cap
+    for text in [*TEXTS[:300], long, "", "   ", "e\u0301 x"]:
+        assert sketch_utf8(text) == digest_text(text).utf8

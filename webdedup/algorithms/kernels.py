@@ -23,7 +23,10 @@ import numpy as np
 __all__ = [
     "fold_tail",
     "length_parts",
+    "digest_parts",
     "minhash_signature",
+    "normalize_utf8",
+    "shared_count",
     "shingle_hashes_utf8",
     "text_bytes",
     "token_crc32",
@@ -132,12 +135,27 @@ def _is_cjk(cp: int) -> bool:
 
 
 @nb.njit(cache=True, nogil=True)
-def _length_parts(buf: np.ndarray) -> tuple[int, int, int]:
+def _digest_parts(buf: np.ndarray, cap: int) -> tuple[int, int, int, int, int]:
+    """(characters, other tokens, CJK characters, South-East Asian characters, the byte
+    offset of character ``cap``, or the size when there are fewer) of UTF-8 ``buf``."""
     n = buf.size
-    other = cjk = sea = 0
+    chars = other = cjk = sea = 0
+    cut = n
     in_run = False
     i = 0
     while i < n:
+        if chars == cap and cut == n:
+            cut = i
+        chars += 1
+        b = buf[i]
+        if b < 0x80:  # ASCII
+            if (9 <= b <= 13) or (28 <= b <= 32):
+                in_run = False
+            elif not in_run:
+                in_run = True
+                other += 1
+            i += 1
+            continue
         cp, width = _decode(buf, i, n)
         if _is_space(cp):
             in_run = False
@@ -151,7 +169,7 @@ def _length_parts(buf: np.ndarray) -> tuple[int, int, int]:
             in_run = True
             other += 1
         i += width
-    return other, cjk, sea
+    return chars, other, cjk, sea, cut
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -168,18 +186,68 @@ def _typography(cp: int) -> int:
     return -1
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _put_utf8(out: np.ndarray, size: int, cp: int) -> int:
+    """Write ``cp`` as UTF-8 at ``out[size]``; returns the new size."""
+    if cp < 0x80:
+        out[size] = cp
+        return size + 1
+    if cp < 0x800:
+        out[size] = 0xC0 | (cp >> 6)
+        out[size + 1] = 0x80 | (cp & 0x3F)
+        return size + 2
+    if cp < 0x10000:
+        out[size] = 0xE0 | (cp >> 12)
+        out[size + 1] = 0x80 | ((cp >> 6) & 0x3F)
+        out[size + 2] = 0x80 | (cp & 0x3F)
+        return size + 3
+    out[size] = 0xF0 | (cp >> 18)
+    out[size + 1] = 0x80 | ((cp >> 12) & 0x3F)
+    out[size + 2] = 0x80 | ((cp >> 6) & 0x3F)
+    out[size + 3] = 0x80 | (cp & 0x3F)
+    return size + 4
+
+
 @nb.njit(cache=True, nogil=True)
-def _fold_tail(buf: np.ndarray) -> np.ndarray:
-    """Typographic folding, hyphen runs as one, whitespace runs as one space, no ends."""
+def _normalized_room(buf: np.ndarray, table: np.ndarray) -> int:
+    """Bytes that :func:`_normalize` may write for ``buf``, or -1 when a code point of it is
+    not in ``table`` (one light pass: the output is then allocated once)."""
     n = buf.size
-    out = np.empty(n, dtype=np.uint8)  # never longer: every mapping shortens or keeps
-    size = 0
-    pending_space = False
+    limit = table.shape[1]
+    room = n + 16
+    i = 0
+    while limit > 0 and i < n:
+        if buf[i] < 0x80:
+            i += 1
+            continue
+        cp, width = _decode(buf, i, n)
+        i += width
+        if cp >= limit or table[0, cp] < 0:
+            return -1
+        room += max(0, 4 * (table[1, cp] - table[0, cp]) - width)
+    return room
+
+
+@nb.njit(cache=True, nogil=True)
+def _normalize(buf: np.ndarray, table: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, bool]:
+    """The whole of :func:`~.text.normalize_text` on UTF-8 bytes, with each non-ASCII code
+    point mapped through ``table``/``points`` (:func:`~.text.char_table`) and the steps of
+    :func:`fold_tail` on what comes out. ``(empty, False)`` when a code point is not in
+    the table (the caller then takes the ``str`` steps). An empty table maps every code
+    point to itself: the tail steps alone (:func:`fold_tail`)."""
+    room = _normalized_room(buf, table)
+    if room < 0:
+        return np.empty(0, dtype=np.uint8), False
+    n = buf.size
+    limit = table.shape[1]
+    out = np.empty(room, dtype=np.uint8)  # an ASCII byte writes at most itself, a space
+    size = 0  # at most one the whitespace before it did not write, a code point <= 4 bytes
+    pending_space = False  # for each code point of its mapping
     prev_hyphen = False
     i = 0
     while i < n:
         b = np.int64(buf[i])
-        if b < 0x80:  # ASCII: most bytes of most texts
+        if b < 0x80:  # ASCII: lower case, whitespace runs, hyphen runs
             if (9 <= b <= 13) or (28 <= b <= 32):
                 pending_space = size > 0
                 prev_hyphen = False
@@ -188,33 +256,32 @@ def _fold_tail(buf: np.ndarray) -> np.ndarray:
                     out[size] = 0x20
                     size += 1
                     pending_space = False
-                out[size] = b
+                out[size] = b + 32 if 0x41 <= b <= 0x5A else b
                 size += 1
                 prev_hyphen = b == 0x2D
             i += 1
             continue
         cp, width = _decode(buf, i, n)
-        if _is_space(cp):
-            pending_space = size > 0
-            prev_hyphen = False
-        else:
-            ascii_form = _typography(cp)
-            hyphen = cp == 0x2D or ascii_form == 0x2D
+        i += width
+        lo, hi = (table[0, cp], table[1, cp]) if limit > 0 else (-1, 0)
+        for k in range(lo, hi):
+            c = points[k] if k >= 0 else cp
+            if _is_space(c):
+                pending_space = size > 0
+                prev_hyphen = False
+                continue
+            ascii_form = _typography(c)
+            if ascii_form >= 0:
+                c = ascii_form
+            hyphen = c == 0x2D
             if not (hyphen and prev_hyphen):
                 if pending_space:
                     out[size] = 0x20
                     size += 1
                     pending_space = False
-                if ascii_form >= 0:
-                    out[size] = ascii_form
-                    size += 1
-                else:
-                    for k in range(width):
-                        out[size] = buf[i + k]
-                        size += 1
+                size = _put_utf8(out, size, c)
             prev_hyphen = hyphen
-        i += width
-    return out[:size]
+    return out[:size], True
 
 
 @nb.njit(cache=True, nogil=True)
@@ -324,20 +391,57 @@ def _text_signature(
     return _signature(_shingles(_token_crc32(buf, table), size), a, b)
 
 
-def text_bytes(text: str) -> np.ndarray:
-    """The UTF-8 bytes of ``text`` as a uint8 array (lone surrogates kept, as elsewhere)."""
+def text_bytes(text: str | bytes) -> np.ndarray:
+    """The UTF-8 bytes of ``text`` as a uint8 array (lone surrogates kept, as elsewhere);
+    ``bytes`` are taken as the UTF-8 of a text already."""
+    if isinstance(text, bytes):
+        return np.frombuffer(text, dtype=np.uint8)
     return np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
 
 
+_NO_TABLE = np.empty((2, 0), dtype=np.int64)
+_NO_POINTS = np.empty(0, dtype=np.int64)
+
+
 def fold_tail(text: str) -> str:
-    """The last steps of :func:`~.text.normalize_text` on NFKC, case-folded text: typographic
+    """The last steps of :func:`~.text.normalize_text` on NFKC, case-folded text (ASCII in
+    lower case already: the steps lower it again, a no-op there): typographic
     quotes, apostrophes, dashes and minus signs to ASCII, each run of hyphens to one hyphen,
     each run of whitespace to one space, none at either end.
 
     >>> print(fold_tail(" \u201cit\u2019s\u201d \u2014\u2014 fine\u00a0 "))
     "it's" - fine
     """
-    return _fold_tail(text_bytes(text)).tobytes().decode("utf-8", "surrogatepass")
+    out, _ = _normalize(text_bytes(text), _NO_TABLE, _NO_POINTS)
+    return out.tobytes().decode("utf-8", "surrogatepass")
+
+
+def normalize_utf8(text: str, table: np.ndarray, points: np.ndarray) -> np.ndarray | None:
+    """The UTF-8 bytes of :func:`~.text.normalize_text` of ``text`` (a uint8 array), or
+    ``None`` when ``text`` has a code point whose normalization may depend on its neighbours
+    (a combining mark, a Hangul vowel...). ``table`` and ``points``: the code points'
+    mappings (:func:`~.text.char_table`).
+
+    >>> from webdedup.algorithms.text import char_table
+    >>> table = char_table()
+    >>> bytes(normalize_utf8("\uff21 \u201cCaf\u00e9\u201d\u00a0\u2014\u2014 \ufb01n", *table))
+    b'a "caf\\xc3\\xa9" - fin'
+    >>> normalize_utf8("e\u0301", *table) is None
+    True
+    """
+    out, ok = _normalize(text_bytes(text), table, points)
+    return out if ok else None
+
+
+def digest_parts(utf8: bytes, cap: int) -> tuple[int, tuple[int, int, int], int]:
+    """(characters, :func:`length_parts`, the length in bytes of the first ``cap``
+    characters) of the UTF-8 text ``utf8``.
+
+    >>> digest_parts("東京 is big".encode(), 4)
+    (9, (2, 2, 0), 8)
+    """
+    chars, other, cjk, sea, cut = _digest_parts(text_bytes(utf8), cap)
+    return int(chars), (int(other), int(cjk), int(sea)), int(cut)
 
 
 def length_parts(text: str) -> tuple[int, int, int]:
@@ -346,7 +450,7 @@ def length_parts(text: str) -> tuple[int, int, int]:
     >>> length_parts("東京 is ไทย big")
     (2, 2, 3)
     """
-    other, cjk, sea = _length_parts(text_bytes(text))
+    _, other, cjk, sea, _ = _digest_parts(text_bytes(text), 0)
     return int(other), int(cjk), int(sea)
 
 
@@ -370,18 +474,42 @@ def token_values(text: str) -> np.ndarray:
     return _token_crc32(text_bytes(text), _TABLE)
 
 
-def shingle_hashes_utf8(text: str, size: int) -> np.ndarray:
+def shingle_hashes_utf8(text: str | bytes, size: int) -> np.ndarray:
     """The unsorted shingle hashes of ``text``, repeats kept (see :mod:`.shingles`)."""
     return _shingles(_token_crc32(text_bytes(text), _TABLE), size)
 
 
-def minhash_signature(text: str, size: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def minhash_signature(text: str | bytes, size: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The MinHash signature of the ``size``-shingles of ``text`` (uint32 ``a``, ``b``).
 
     Equals ``MinHasher.signature(shingle_hashes(text, size))`` for the hasher whose
     permutations are ``a``, ``b``.
     """
     return _text_signature(text_bytes(text), size, a, b, _TABLE)
+
+
+@nb.njit(cache=True, nogil=True)
+def _shared(a: np.ndarray, b: np.ndarray) -> int:
+    i = j = count = 0
+    while i < a.size and j < b.size:
+        if a[i] == b[j]:
+            count += 1
+            i += 1
+            j += 1
+        elif a[i] < b[j]:
+            i += 1
+        else:
+            j += 1
+    return count
+
+
+def shared_count(a: np.ndarray, b: np.ndarray) -> int:
+    """How many values two **sorted, unique** arrays share (a merge: no sort, no copy).
+
+    >>> shared_count(np.array([1, 3, 5, 9], dtype=np.uint64), np.array([3, 4, 9], dtype=np.uint64))
+    2
+    """
+    return int(_shared(a, b))
 
 
 def warm_up() -> None:
@@ -394,3 +522,7 @@ def warm_up() -> None:
     shingle_hashes_utf8("warm up", 2)
     length_parts("warm up")
     fold_tail("warm up")
+    table = np.full((2, 0x100), -1, dtype=np.int64)
+    normalize_utf8("warm up \u00e9", table, np.zeros(1, dtype=np.int64))
+    digest_parts(b"warm up", 2)
+    shared_count(np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64))

@@ -33,6 +33,8 @@ from collections.abc import Set
 
 import numpy as np
 
+from .text import compiled
+
 __all__ = ["DEFAULT_SHINGLE_SIZE", "jaccard", "shingle_hashes", "shingle_set", "fmix64"]
 
 DEFAULT_SHINGLE_SIZE = 5
@@ -82,10 +84,18 @@ def shingle_hashes(text: str, size: int = DEFAULT_SHINGLE_SIZE) -> np.ndarray:
     """
     if not isinstance(text, str):
         raise ValueError(f"text must be a str (decode bytes first), got {type(text).__name__}")
-    _check_size(size)
-    from . import kernels  # numba loads on first use, not with every command
+    return shingle_hashes_utf8(text, size)
 
-    acc = kernels.shingle_hashes_utf8(text, int(size))
+
+def shingle_hashes_utf8(text: str | bytes, size: int = DEFAULT_SHINGLE_SIZE) -> np.ndarray:
+    """:func:`shingle_hashes` of a text or of its UTF-8 bytes (a normalized text as the
+    pipeline keeps it: :attr:`~.text.TextDigest.utf8`).
+
+    >>> bool((shingle_hashes_utf8("東京 a b".encode()) == shingle_hashes("東京 a b")).all())
+    True
+    """
+    _check_size(size)
+    acc = compiled().shingle_hashes_utf8(text, int(size))
     if acc.size > 1:  # sort + neighbour mask: several times faster than numpy 2's np.unique
         acc.sort()
         keep = np.empty(acc.size, dtype=bool)

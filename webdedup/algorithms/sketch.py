@@ -25,7 +25,8 @@ from rapidfuzz import fuzz
 
 from . import minhash as mh
 from . import simhash as sh
-from .shingles import jaccard, shingle_hashes
+from .shingles import jaccard, shingle_hashes_utf8
+from .text import compiled
 
 if TYPE_CHECKING:  # the configuration is above the pure algorithms: no runtime import
     from ..config import Config
@@ -94,9 +95,10 @@ class NearSpec:
 
 # -- sketches and similarities -----------------------------------------------------------------
 def sketch_texts(
-    spec: NearSpec, texts: Sequence[str], hasher: mh.MinHasher | None = None
+    spec: NearSpec, texts: Sequence[str | bytes], hasher: mh.MinHasher | None = None
 ) -> list[tuple[bytes, list[int]]]:
-    """``(sketch blob, LSH band keys)`` for each normalized text (minhash or simhash)."""
+    """``(sketch blob, LSH band keys)`` for each normalized text (minhash or simhash), given
+    as ``str`` or as its UTF-8 bytes (:attr:`~.text.TextDigest.utf8`)."""
     if spec.method == "minhash":
         from . import kernels  # numba loads on first use, not with every command
 
@@ -115,7 +117,7 @@ def sketch_texts(
     if spec.method == "simhash":
         out = []
         for t in texts:
-            h = sh.simhash(t)
+            h = sh.simhash(t.decode("utf-8", "surrogatepass") if isinstance(t, bytes) else t)
             out.append((h.to_bytes(8, "little"), sh.band_keys(h, spec.max_distance)))
         return out
     raise ValueError(f"method {spec.method!r} has no sketches")
@@ -142,12 +144,25 @@ def pair_score(spec: NearSpec, a: Any, b: Any) -> float:
     return sh.similarity(a, b)
 
 
-def features(spec: NearSpec, text: str) -> tuple[np.ndarray, str]:
-    """What :func:`pair_score` needs of a normalized text (minhash): shingles, compared text."""
-    return shingle_hashes(text, spec.shingle_size), text[:LEVENSHTEIN_MAX_CHARS]
+def features(spec: NearSpec, text: str | bytes) -> tuple[np.ndarray, str | bytes]:
+    """What :func:`pair_score` needs of a normalized text (minhash): shingles, compared text.
+
+    The text may be given as its UTF-8 bytes (:attr:`~.text.TextDigest.utf8`): they are
+    decoded only for a pair in the grey zone."""
+    kept = text if isinstance(text, bytes) else text[:LEVENSHTEIN_MAX_CHARS]
+    return shingle_hashes_utf8(text, spec.shingle_size), kept
 
 
-def verify(spec: NearSpec, fa: tuple[np.ndarray, str], fb: tuple[np.ndarray, str]) -> Verdict:
+def _compared(text: str | bytes) -> str:
+    """The characters the Levenshtein ratio compares (the first LEVENSHTEIN_MAX_CHARS)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "surrogatepass")
+    return text[:LEVENSHTEIN_MAX_CHARS]
+
+
+def verify(
+    spec: NearSpec, fa: tuple[np.ndarray, str | bytes], fb: tuple[np.ndarray, str | bytes]
+) -> Verdict:
     """The ``minhash`` verdict on two texts from their :func:`features`.
 
     Four scattered one-letter edits in 100 words break a fifth of the 5-word shingles, yet
@@ -165,7 +180,7 @@ def verify(spec: NearSpec, fa: tuple[np.ndarray, str], fb: tuple[np.ndarray, str
     shingle = overlap(ha, hb) if spec.similarity == "overlap" else jaccard(ha, hb)
     if shingle >= spec.threshold or shingle < GREY_FLOOR:
         return Verdict(shingle, spec.similarity, shingle)
-    a, b = ta[:LEVENSHTEIN_MAX_CHARS], tb[:LEVENSHTEIN_MAX_CHARS]
+    a, b = _compared(ta), _compared(tb)
     cutoff = spec.threshold + EDIT_MARGIN
     if cutoff > 1.0 or 2 * min(len(a), len(b)) < cutoff * (len(a) + len(b)):
         return Verdict(shingle, spec.similarity, shingle)  # the ratio cannot reach the cutoff
@@ -176,7 +191,8 @@ def verify(spec: NearSpec, fa: tuple[np.ndarray, str], fb: tuple[np.ndarray, str
 
 
 def overlap(a: np.ndarray, b: np.ndarray) -> float:
-    """Overlap coefficient of two unique shingle-hash arrays: shared / the smaller's size.
+    """Overlap coefficient of two sorted unique shingle-hash arrays (as :func:`features`
+    gives them): shared / the smaller's size.
 
     It stays high when one page is the other plus a header, a footer or comments, or its first
     80%: the duplicates that Jaccard misses (measured: README, "Quality").
@@ -186,8 +202,7 @@ def overlap(a: np.ndarray, b: np.ndarray) -> float:
     """
     if a.size == 0 or b.size == 0:
         return 0.0
-    shared = np.intersect1d(a, b, assume_unique=True).size
-    return shared / min(a.size, b.size)
+    return compiled().shared_count(a, b) / min(a.size, b.size)
 
 
 def text_similarity(spec: NearSpec, a: str, b: str) -> float:

@@ -27,11 +27,15 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
+from types import ModuleType
+
+import numpy as np
 
 #: Texts longer than this (in characters) are normalized piece by piece.
 PIECE_CHARS = 1 << 20
@@ -71,6 +75,15 @@ CJK_CHARS_PER_WORD = 2
 SEA_CHARS_PER_WORD = 5
 
 
+@functools.cache
+def compiled() -> ModuleType:
+    """:mod:`.kernels` (numba loads on first use, not with every command; a cached call, not
+    an ``import`` statement in each hot function)."""
+    from . import kernels
+
+    return kernels
+
+
 def _collapse_hyphens(text: str) -> str:
     """Every run of hyphens as one hyphen (``str.replace`` passes: far faster than a regex).
 
@@ -93,6 +106,19 @@ def normalize_text(text: str) -> str:
     if text.isascii():
         out = " ".join(text.lower().split())
         return _collapse_hyphens(out)
+    kernels = compiled()
+    fast = kernels.normalize_utf8(text, *char_table())
+    if fast is not None:
+        return fast.tobytes().decode("utf-8")
+    return _normalize_str(text)
+
+
+def _normalize_str(text: str) -> str:
+    """:func:`normalize_text` by the ``str`` and ``unicodedata`` steps (every text; the
+    compiled table of :func:`char_table` does the same for the texts it covers)."""
+    if text.isascii():
+        out = " ".join(text.lower().split())
+        return _collapse_hyphens(out)
     for ch in _INVISIBLE_CHARS:  # str.replace per present character: far faster than translate
         if ch in text:
             text = text.replace(ch, "")
@@ -101,11 +127,88 @@ def normalize_text(text: str) -> str:
     # function idempotent (normalize_text(normalize_text(x)) == normalize_text(x)).
     if not unicodedata.is_normalized("NFKC", folded):
         folded = unicodedata.normalize("NFKC", folded).casefold()
-    from . import kernels  # numba loads on first use, not with every command
-
+    kernels = compiled()
     # typography, hyphen runs, whitespace: one compiled pass (== the three str steps of the
     # ASCII branch above with _TYPOGRAPHY first; tests/test_kernels.py compares them)
     return kernels.fold_tail(folded)
+
+
+#: The compiled normalizer's table covers the code points below this (the BMP and planes 1
+#: and 2: every script, symbol and emoji; a text with a code point above it takes the
+#: ``str`` steps).
+TABLE_LIMIT = 0x30000
+
+
+@functools.cache
+def char_table() -> tuple[np.ndarray, np.ndarray]:
+    """What :func:`normalize_text`'s Unicode steps make of each code point below
+    :data:`TABLE_LIMIT`, for the compiled normalizer (:func:`.kernels.normalize_utf8`).
+
+    ``(table, points)``: the steps (drop the invisible characters, NFKC, case folding,
+    NFKC and case folding again if needed) turn code point ``c`` into ``points[table[0, c]:
+    table[1, c]]`` **when that does not depend on its neighbours**; ``table[0, c] == -1``
+    marks the code points where it may (then the whole text takes the ``str`` steps).
+
+    Normalization composes a character with the one before it only when the second one is
+    a combining mark (canonical class > 0) or a starter that is the second half of a
+    canonical pair (Hangul vowels and final consonants, some Indic vowel signs). A code point
+    is mapped alone when neither it nor the pieces the steps make of it (each before the
+    next step) begins, fully decomposed, with such a character: then a text of such code
+    points normalizes piece by piece, and the concatenation is what the steps make of the
+    whole text. Case folding must also leave each piece as it is (the steps fold twice when
+    the second NFKC runs). Built from this Python's ``unicodedata`` in about 0.15 s, once
+    per process; ``tests/test_kernels.py`` compares the result with the ``str`` steps on
+    every code point, real texts and generated ones.
+    """
+    limit = TABLE_LIMIT
+    chars = [chr(cp) for cp in range(1, limit)]  # "\0" separates them in the bulk steps
+    joined = "\0".join(chars)
+    nfd = unicodedata.normalize("NFD", joined).split("\0")
+    composes_back = set(range(0x1161, 0x1176)) | set(range(0x11A8, 0x11C3))  # Hangul V, T
+    for c, d in zip(chars, nfd, strict=True):  # second halves of canonical pairs
+        if d != c:
+            parts = unicodedata.decomposition(c).split()
+            if len(parts) == 2 and parts[0][0] != "<":
+                composes_back.add(int(parts[1], 16))
+    first = ["\0"] + [d[:1] for d in unicodedata.normalize("NFKD", joined).split("\0")]
+    left = [  # may a piece that begins with this code point merge into what precedes it?
+        bool(unicodedata.combining(x)) or ord(x) in composes_back for x in first
+    ]
+
+    def joins_left(piece: str) -> bool:
+        if not piece:
+            return False
+        cp = ord(piece[0])
+        if cp < limit:
+            return left[cp]
+        x = unicodedata.normalize("NFKD", piece[0])[:1]
+        return bool(unicodedata.combining(x)) or ord(x) in composes_back
+
+    nfkc = unicodedata.normalize("NFKC", joined).split("\0")
+    folded = "\0".join(nfkc).casefold().split("\0")
+    table = np.full((2, limit), -1, dtype=np.int64)
+    points: list[int] = []
+    for cp, c, n, f in zip(range(1, limit), chars, nfkc, folded, strict=True):
+        if f == c and cp not in _INVISIBLE:  # most code points: no step changes them
+            if not left[cp] and not 0xD800 <= cp <= 0xDFFF:
+                table[0, cp] = len(points)
+                points.append(cp)
+                table[1, cp] = len(points)
+            continue
+        if cp in _INVISIBLE:
+            f = ""
+        elif 0xD800 <= cp <= 0xDFFF or left[cp] or joins_left(n) or joins_left(f):
+            continue  # (the second NFKC may run over the whole text, for another character:
+        if not unicodedata.is_normalized("NFKC", f):  # each piece's boundary must hold there)
+            f = unicodedata.normalize("NFKC", f).casefold()
+        elif f.casefold() != f:
+            continue
+        table[0, cp] = len(points)
+        points.extend(map(ord, f))
+        table[1, cp] = len(points)
+    table[:, 0] = (len(points), len(points) + 1)  # U+0000 is itself
+    points.append(0)
+    return table, np.array(points, dtype=np.int64)
 
 
 def has_unspaced(text: str) -> bool:
@@ -144,8 +247,7 @@ def _length_parts(norm: str) -> tuple[int, int, int]:
         return 0, 0, 0
     if norm.isascii():
         return norm.count(" ") + 1, 0, 0
-    from . import kernels  # numba loads on first use, not with every command
-
+    kernels = compiled()
     return kernels.length_parts(norm)
 
 
@@ -192,11 +294,45 @@ class TextDigest:
     sha1: str
     n_chars: int
     n_words: int
-    sketch: str  # the normalized text, capped at SKETCH_CHARS characters
+    utf8: bytes  # the UTF-8 of the normalized text, capped at SKETCH_CHARS characters
 
     @property
     def empty(self) -> bool:
         return self.n_chars == 0
+
+    @functools.cached_property
+    def sketch(self) -> str:
+        """The normalized text, capped at :data:`SKETCH_CHARS` characters."""
+        return self.utf8.decode("utf-8", "surrogatepass")
+
+
+def normalized_utf8(text: str) -> bytes:
+    """``normalize_text(text).encode("utf-8", "surrogatepass")``, mostly without the ``str``
+    (the compiled normalizer writes UTF-8)."""
+    if not text:
+        return b""
+    if text.isascii():
+        return normalize_text(text).encode("ascii")
+    kernels = compiled()
+    fast = kernels.normalize_utf8(text, *char_table())
+    if fast is not None:
+        return fast.tobytes()
+    return _normalize_str(text).encode("utf-8", "surrogatepass")
+
+
+def sketch_utf8(text: str | None) -> bytes:
+    """``digest_text(text).utf8`` without the hash and the lengths (what verification
+    compares).
+
+    >>> sketch_utf8("A  \u201cquoted\u201d text") == digest_text("A  \u201cquoted\u201d text").utf8
+    True
+    """
+    if not text or len(text) > PIECE_CHARS:
+        return digest_text(text).utf8
+    norm = normalized_utf8(text)
+    if len(norm) <= SKETCH_CHARS:  # never more characters than bytes: nothing to cut
+        return norm
+    return norm[: compiled().digest_parts(norm, SKETCH_CHARS)[2]]
 
 
 def digest_text(text: str | None, *, piece_chars: int = PIECE_CHARS) -> TextDigest:
@@ -205,40 +341,37 @@ def digest_text(text: str | None, *, piece_chars: int = PIECE_CHARS) -> TextDige
     The hash equals ``sha1(normalize_text(text))`` for every input.
     """
     if not text:
-        return TextDigest(hashlib.sha1(b"").hexdigest(), 0, 0, "")
+        return TextDigest(hashlib.sha1(b"").hexdigest(), 0, 0, b"")
+    kernels = compiled()
     if len(text) <= piece_chars:
-        norm = normalize_text(text)
-        return TextDigest(
-            hashlib.sha1(norm.encode("utf-8", "surrogatepass")).hexdigest(),
-            len(norm),
-            word_length(norm),
-            norm[:SKETCH_CHARS],
-        )
+        norm = normalized_utf8(text)
+        n_chars, parts, cut = kernels.digest_parts(norm, SKETCH_CHARS)
+        return TextDigest(hashlib.sha1(norm).hexdigest(), n_chars, _words(parts), norm[:cut])
     h = hashlib.sha1()
     n_chars = 0
     lengths = [0, 0, 0]
-    sketch: list[str] = []
+    sketch: list[bytes] = []
     sketch_len = 0
     for piece in _pieces(text, piece_chars):
-        norm = normalize_text(piece)
+        norm = normalized_utf8(piece)
         if not norm:
             continue
         if n_chars:
             h.update(b" ")
             n_chars += 1
             if sketch_len < SKETCH_CHARS:
-                sketch.append(" ")
+                sketch.append(b" ")
                 sketch_len += 1
-        h.update(norm.encode("utf-8", "surrogatepass"))
-        n_chars += len(norm)
-        for i, part in enumerate(_length_parts(norm)):
+        h.update(norm)
+        chars, parts, cut = kernels.digest_parts(norm, max(0, SKETCH_CHARS - sketch_len))
+        n_chars += chars
+        for i, part in enumerate(parts):
             lengths[i] += part
         if sketch_len < SKETCH_CHARS:
-            take = norm[: SKETCH_CHARS - sketch_len]
-            sketch.append(take)
-            sketch_len += len(take)
+            sketch.append(norm[:cut])
+            sketch_len += min(chars, SKETCH_CHARS - sketch_len)
     n_words = _words((lengths[0], lengths[1], lengths[2]))
-    return TextDigest(h.hexdigest(), n_chars, n_words, "".join(sketch))
+    return TextDigest(h.hexdigest(), n_chars, n_words, b"".join(sketch))
 
 
 def content_hash(text: str | None) -> str:

@@ -35,6 +35,7 @@ Example:
 from __future__ import annotations
 
 import fnmatch
+import functools
 import hashlib
 import ipaddress
 import re
@@ -164,6 +165,12 @@ def _clean(url: str) -> str:
     return url.strip().translate(_REMOVED_CHARS)
 
 
+@functools.cache
+def _changes(safe: frozenset[str]) -> re.Pattern[str]:
+    """A character that :func:`_normalize_percent` may change: ``%`` or one outside ``safe``."""
+    return re.compile("[^" + re.escape("".join(sorted(safe - {"%"}))) + "]|%")
+
+
 def _normalize_percent(text: str, safe: frozenset[str]) -> str:
     """Normalize percent-encoding of one URL component.
 
@@ -174,6 +181,8 @@ def _normalize_percent(text: str, safe: frozenset[str]) -> str:
     >>> _normalize_percent("/caf\\u00e9 %7e%2f%", _PATH_SAFE)
     '/caf%C3%A9%20~%2F%25'
     """
+    if _changes(safe).search(text) is None:  # most components: no escape, nothing to encode
+        return text
     out: list[str] = []
     i = 0
     n = len(text)

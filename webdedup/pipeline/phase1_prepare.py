@@ -13,7 +13,7 @@ from typing import NamedTuple
 from ..algorithms import language
 from ..algorithms.segments import page_segments
 from ..algorithms.sketch import NearSpec, sketch_texts
-from ..algorithms.text import digest_text
+from ..algorithms.text import char_table, compiled, digest_text
 from ..algorithms.timestamps import parse_timestamp
 from ..algorithms.urls import IgnoreRules, canonical_host, canonicalize_url, is_https, url_hash
 from ..config import Config
@@ -52,9 +52,9 @@ class Prepared(NamedTuple):
 
 def prepare_page(
     page: PageInput, config: Config, rules: IgnoreRules
-) -> tuple[Prepared, str, list[int]]:
-    """Prepare one page; returns the row, the normalized text kept for sketches and the
-    page's segment hashes (:mod:`~webdedup.algorithms.segments`; none when ignored or not
+) -> tuple[Prepared, bytes, list[int]]:
+    """Prepare one page; returns the row, the normalized text kept for sketches (UTF-8) and
+    the page's segment hashes (:mod:`~webdedup.algorithms.segments`; none when ignored or not
     counted)."""
     url = page.url if isinstance(page.url, str) else None
     text = page_text(page)
@@ -92,7 +92,7 @@ def prepare_page(
     )
     count = config.counts_segments and ignored is None and row.host is not None
     segments = page_segments(text) if count else []
-    return row, digest.sketch, segments
+    return row, digest.utf8, segments
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def prepare_batch(
     rules = IgnoreRules.from_patterns(job.config.urls_to_ignore)
     out: list[tuple[Prepared, Sketch | None, list[int]]] = []
     to_sketch: list[int] = []
-    texts: list[str] = []
+    texts: list[bytes] = []
     for page in pages:
         row, text, segments = prepare_page(page, job.config, rules)
         if job.spec is not None and row.ignored is None and row.word_count >= job.spec.min_words:
@@ -174,10 +174,9 @@ def run(ctx: RunContext) -> PrepareResult:
     bar = ctx.bar("prepare", total=total, unit="page")
     seen = 0
     workers = worker_count(config, total)
-    if workers > 1 and job.spec is not None:
-        from ..algorithms import kernels  # numba: loaded by the commands that sketch only
-
-        kernels.warm_up()  # once here, not once in every forked worker
+    if workers > 1:  # once here, not once in every forked worker (phase 4's too)
+        compiled().warm_up()  # the compiled kernels (normalization, sketches)
+        char_table()  # and the normalizer's table
     batches = _batches(iter_pages(reader), config.chunk_size, BATCH_CHARS)
     for results in ordered_map(prepare_batch, ((job, b) for b in batches), workers):
         conn.executemany(insert, [row for row, _, _ in results])

@@ -24,7 +24,7 @@ import numpy as np
 from ..algorithms.cluster import component_edges, drop_cannot_links, group_near, groups_apart
 from ..algorithms.simhash import HASH_BITS, hamming_distances
 from ..algorithms.sketch import NearSpec, features, pair_score, text_similarity
-from ..algorithms.text import digest_text
+from ..algorithms.text import sketch_utf8
 from ..parallel import ordered_map
 from ..store import run_script, sql
 from ..store.pages import PageInput, fetch_pages, fetch_texts, page_text
@@ -192,7 +192,7 @@ def verify_chunk(
     spec: NearSpec, pages: dict[int, PageInput], pairs: Sequence[tuple[int, int]]
 ) -> dict[tuple[int, int], float]:
     """Score candidate pairs from the raw pages (pure; runs in worker processes)."""
-    feats = {pid: features(spec, digest_text(page_text(p)).sketch) for pid, p in pages.items()}
+    feats = {pid: features(spec, sketch_utf8(page_text(p))) for pid, p in pages.items()}
     return score_pairs(spec, feats, pairs)
 
 
