@@ -18,7 +18,7 @@ from ..algorithms.timestamps import parse_timestamp
 from ..algorithms.urls import IgnoreRules, canonical_host, canonicalize_url, is_https, url_hash
 from ..config import Config
 from ..parallel import cpu_count, ordered_map
-from ..store import quote, run_script
+from ..store import lenient_text, quote, run_script
 from ..store.pages import PageInput, iter_pages, page_text
 from ..store.work import Sketch, flush_bands, store_sketches
 from .context import PrepareResult, RunContext
@@ -169,26 +169,28 @@ def run(ctx: RunContext) -> PrepareResult:
         conn.executemany("INSERT INTO temp.run_only (id) VALUES (?)", [(i,) for i in ctx.only])
         select += f" WHERE {quote(ctx.layout.rowid)} IN (SELECT id FROM temp.run_only)"
         total = len(ctx.only)
-    reader = conn.cursor()
-    reader.execute(select)
-    bar = ctx.bar("prepare", total=total, unit="page")
-    seen = 0
-    workers = worker_count(config, total)
-    if workers > 1:  # once here, not once in every forked worker (phase 4's too)
-        compiled().warm_up()  # the compiled kernels (normalization, sketches)
-        char_table()  # and the normalizer's table
-    batches = _batches(iter_pages(reader), config.chunk_size, BATCH_CHARS)
-    for results in ordered_map(prepare_batch, ((job, b) for b in batches), workers):
-        conn.executemany(insert, [row for row, _, _ in results])
-        conn.executemany(  # the pages' segments (pipeline.segments counts them)
-            "INSERT INTO temp.run_segments (host, hash, id) VALUES (?, ?, ?)",
-            [(row.host, h, row.id) for row, _, hashes in results for h in hashes],
-        )
-        sketched = [(row.id, sk) for row, sk, _ in results if sk is not None]
-        if sketched:
-            store_sketches(conn, spec.scheme, [i for i, _ in sketched], [sk for _, sk in sketched])
-        seen += len(results)
-        bar.update(len(results))
+    with lenient_text(conn, bytes):  # texts go to the workers undecoded: they decode them
+        reader = conn.cursor()
+        reader.execute(select)
+        bar = ctx.bar("prepare", total=total, unit="page")
+        seen = 0
+        workers = worker_count(config, total)
+        if workers > 1:  # once here, not once in every forked worker (phase 4's too)
+            compiled().warm_up()  # the compiled kernels (normalization, sketches)
+            char_table()  # and the normalizer's table
+        batches = _batches(iter_pages(reader), config.chunk_size, BATCH_CHARS)
+        for results in ordered_map(prepare_batch, ((job, b) for b in batches), workers):
+            conn.executemany(insert, [row for row, _, _ in results])
+            conn.executemany(  # the pages' segments (pipeline.segments counts them)
+                "INSERT INTO temp.run_segments (host, hash, id) VALUES (?, ?, ?)",
+                [(row.host, h, row.id) for row, _, hashes in results for h in hashes],
+            )
+            sketched = [(row.id, sk) for row, sk, _ in results if sk is not None]
+            if sketched:
+                ids, sketches = [i for i, _ in sketched], [sk for _, sk in sketched]
+                store_sketches(conn, spec.scheme, ids, sketches)
+            seen += len(results)
+            bar.update(len(results))
     flush_bands(conn)
     bar.close()
     return PrepareResult(pages=seen, workers=workers)

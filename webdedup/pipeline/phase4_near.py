@@ -26,7 +26,7 @@ from ..algorithms.simhash import HASH_BITS, hamming_distances
 from ..algorithms.sketch import NearSpec, features, pair_score, text_similarity
 from ..algorithms.text import sketch_utf8
 from ..parallel import ordered_map
-from ..store import run_script, sql
+from ..store import lenient_text, run_script, sql
 from ..store.pages import PageInput, fetch_pages, fetch_texts, page_text
 from . import language_guard, phase4_window, segments
 from .context import NearResult, RunContext
@@ -172,7 +172,8 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, i
 
 def _verify_pages(ctx: RunContext, ids: set[int]) -> dict[int, PageInput]:
     """The pages a verification job needs (without their repeated segments when stripping)."""
-    pages = fetch_pages(ctx.conn, ctx.layout, ids)
+    with lenient_text(ctx.conn, bytes):  # decoded by the workers (page_text)
+        pages = fetch_pages(ctx.conn, ctx.layout, ids)
     return segments.stripped_pages(ctx, pages) if ctx.config.strip_segments else pages
 
 

@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ..errors import (
     DamagedDatabase,
@@ -165,11 +166,13 @@ def decode_text(data: bytes) -> str:
 
 
 @contextmanager
-def lenient_text(conn: sqlite3.Connection) -> Iterator[None]:
+def lenient_text(conn: sqlite3.Connection, factory: Any = decode_text) -> Iterator[None]:
     """Decode invalid UTF-8 leniently on a connection for a while (for adopted connections;
-    :func:`connect` already sets it on the connections it opens), then restore its factory."""
+    :func:`connect` already sets it on the connections it opens), then restore its factory.
+    ``factory=bytes`` reads TEXT as its bytes: :func:`~.pages.page_text` decodes a page's
+    text where it is used (in a worker process, not in the one reading the database)."""
     old = conn.text_factory
-    conn.text_factory = decode_text
+    conn.text_factory = factory
     try:
         yield
     finally:

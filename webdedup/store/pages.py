@@ -26,7 +26,7 @@ class PageInput:
 
     id: int
     url: str | None
-    text: str | None = None
+    text: str | bytes | None = None  #: bytes: its UTF-8, decoded by :func:`page_text`
     html: str | None = None
     datetime: Any = None
     crawled: Any = None
@@ -43,7 +43,8 @@ def as_text(value: Any) -> Any:
 
 def page_text(page: PageInput) -> str | None:
     """The page's text: its text column, or the main text extracted from its HTML."""
-    text = page.text if isinstance(page.text, str) else None
+    text = as_text(page.text)  # read as bytes (lenient_text(conn, bytes)): decoded here
+    text = text if isinstance(text, str) else None
     html = as_text(page.html)
     if (not text or text.isspace()) and isinstance(html, str) and html:  # isspace: no copy
         text = extract_text(html)
@@ -51,12 +52,13 @@ def page_text(page: PageInput) -> str | None:
 
 
 def iter_pages(cursor: Iterable[tuple[Any, ...]]) -> Iterator[PageInput]:
-    """Pages from rows of :meth:`Layout.select_pages`."""
+    """Pages from rows of :meth:`Layout.select_pages` (the text as read: :func:`page_text`
+    decodes it when it is bytes)."""
     for rowid, url, content, html, dt, crawled, category, lang in cursor:
         yield PageInput(
             rowid,
             as_text(url),
-            as_text(content),
+            content,
             html,
             as_text(dt),
             as_text(crawled),
