@@ -97,6 +97,17 @@ def state_bytes(db: Path) -> int:
     return int(n or 0)
 
 
+def state_tables(db: Path) -> dict[str, int]:
+    """Bytes of each of webdedup's tables (its indexes counted with it), largest first."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT coalesce(m.tbl_name, d.name), sum(d.pgsize) FROM dbstat AS d "
+            "LEFT JOIN sqlite_schema AS m ON m.name = d.name "
+            "WHERE d.name LIKE '\\_webdedup%' ESCAPE '\\' GROUP BY 1 ORDER BY 2 DESC"
+        ).fetchall()
+    return {name: int(n) for name, n in rows}
+
+
 def run_webdedup(corpus: Path, method: str, workdir: Path) -> dict:
     """One run on a fresh copy of the corpus, with its database's sizes."""
     db = workdir / f"bench-{method}.sqlite"
@@ -106,6 +117,7 @@ def run_webdedup(corpus: Path, method: str, workdir: Path) -> dict:
     result["db_before"] = before
     result["db_after"] = db.stat().st_size
     result["state_bytes"] = state_bytes(db)
+    result["state_tables"] = state_tables(db)
     db.unlink()
     return result
 
@@ -184,6 +196,10 @@ def growth(corpus: Path, total: int, work: Path) -> None:
             flush=True,
         )
         print("    phases: " + ", ".join(f"{k} {v:.1f} s" for k, v in r["timings"].items()))
+        print(
+            "    state, bytes a page: "
+            + ", ".join(f"{k} {v / n:,.0f}" for k, v in list(r["state_tables"].items())[:4])
+        )
 
 
 def nightly(corpus: Path, pages: int, new: int, work: Path, method: str) -> None:

@@ -1,12 +1,9 @@
--- Replace the stored state of the region (and of deleted pages) by this run's.
+-- Replace the stored state of the region (and of deleted pages) by this run's (its band
+-- rows: save_bands_incremental.sql, or a batched write's batches).
 DELETE FROM main._webdedup_prepared WHERE id IN (SELECT id FROM temp.run_region);
 INSERT INTO main._webdedup_prepared SELECT * FROM temp.run_prepared;
 DELETE FROM main._webdedup_sketches WHERE id IN (SELECT id FROM temp.run_region);
 INSERT INTO main._webdedup_sketches SELECT * FROM temp.run_sketches;
-DELETE FROM main._webdedup_bands
-WHERE (band_key, id) IN (SELECT band_key, id FROM temp.run_old_bands);
-INSERT OR IGNORE INTO main._webdedup_bands (band_key, id)
-SELECT band_key, id FROM temp.run_bands ORDER BY band_key, id;
 DELETE FROM main._webdedup_edges
 WHERE a IN (SELECT id FROM temp.run_region) OR b IN (SELECT id FROM temp.run_region);
 INSERT OR REPLACE INTO main._webdedup_edges SELECT * FROM temp.run_edges;

@@ -162,7 +162,10 @@ def _clean(url: str) -> str:
     >>> _clean("  http://a.com/x\\ny ")
     'http://a.com/xy'
     """
-    return url.strip().translate(_REMOVED_CHARS)
+    url = url.strip()
+    if "\t" in url or "\n" in url or "\r" in url:  # str.translate is per character: rare
+        url = url.translate(_REMOVED_CHARS)
+    return url
 
 
 @functools.cache

@@ -87,6 +87,16 @@ SEGMENT_STATE = (
 
 Hold = Callable[[], AbstractContextManager[None]]  # one timed write transaction
 
+#: A batched incremental write's band rows (save_bands_incremental.sql, a batch at a time).
+_DROP_OLD_BANDS = (
+    "DELETE FROM main._webdedup_bands WHERE (band_key, id) IN "
+    "(SELECT band_key, id FROM temp.run_old_bands WHERE "
+)
+_ADD_BANDS = (
+    "INSERT OR IGNORE INTO main._webdedup_bands (band_key, id) "
+    "SELECT band_key, id FROM temp.run_bands WHERE "
+)
+
 
 def prepare(ctx: RunContext) -> None:
     """Ready what :func:`run` writes, in TEMP tables (call before the write transaction)."""
@@ -159,6 +169,11 @@ def write_ahead(ctx: RunContext, hold: Hold, changed_since: Callable[[], bool]) 
             )
             empty = partial(conn.execute, f"DELETE FROM main.{quote(copy.main)}")
             _batches(ctx, copy.temp, copy.key, spacer, partial(_execute, conn, insert), empty)
+    else:  # the region's band rows (37 a page: most of its state), old ones out first
+        key = ("band_key", "id")
+        drop = lambda where, params: conn.execute(_DROP_OLD_BANDS + where + ")", params)  # noqa: E731
+        _batches(ctx, "run_old_bands", key, spacer, drop)
+        _batches(ctx, "run_bands", key, spacer, partial(_execute, conn, _ADD_BANDS))
     before = conn.total_changes
     statement = _write_back_sql(ctx)
     _batches(ctx, "run_write", ("id",), spacer, lambda _, params: conn.execute(statement, params))
@@ -190,6 +205,8 @@ def run(ctx: RunContext, *, ahead: int | None = None) -> WriteBackResult:
         written = conn.total_changes - before
     if plan.mode == "incremental":
         run_script(conn, "save_state_incremental")
+        if ahead is None:  # (a batched write wrote the band rows in its batches)
+            run_script(conn, "save_bands_incremental")
     elif ahead is None:  # (write_ahead did this for a batched full run)
         for copy in STATE:
             _copy_whole(conn, copy)
