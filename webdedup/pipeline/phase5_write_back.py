@@ -20,6 +20,7 @@ checks that no other run wrote meanwhile; :func:`run` finishes in the last, shor
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -29,7 +30,7 @@ from functools import partial
 
 from ..errors import ConcurrentRun
 from ..incremental.plan import MISSED
-from ..store import migrate, quote, run_script, sql, table_columns
+from ..store import migrate, quote, run_script, sql, table_columns, table_exists
 from ..store.schema import add_output_columns, install_triggers, record_annotated
 from ..store.state import meta_value, set_meta
 from . import segments
@@ -86,6 +87,7 @@ SEGMENT_STATE = (
 )
 
 Hold = Callable[[], AbstractContextManager[None]]  # one timed write transaction
+_BAND_ROW_BYTES = 16  # a (band_key, id) row of the band B-tree, measured (bench.py prints it)
 
 #: A batched incremental write's band rows (save_bands_incremental.sql, a batch at a time).
 _DROP_OLD_BANDS = (
@@ -122,9 +124,28 @@ def batched(ctx: RunContext) -> bool:
     limit = float(ctx.config.write_lock)
     if limit <= 0:
         return False
-    rows = int(ctx.conn.execute("SELECT count(*) FROM temp.run_write").fetchone()[0])
+    conn = ctx.conn
+    rows = int(conn.execute("SELECT count(*) FROM temp.run_write").fetchone()[0])
     full = ctx.plan is not None and ctx.plan.mode == "full"
-    return rows * _row_bytes(ctx) * (2 if full else 1) > limit * WRITE_RATE
+    estimate = rows * _row_bytes(ctx) * (2 if full else 1)
+    if not full:
+        estimate += _band_bytes(ctx)
+    return estimate > limit * WRITE_RATE
+
+
+def _band_bytes(ctx: RunContext) -> float:
+    """Bytes an incremental run's band rows rewrite: each row deleted or inserted lands on a
+    random leaf page of the band B-tree (16 bytes a row, ``bands`` rows a page), so the
+    expected number of distinct pages it dirties is ``L (1 - exp(-r / L))``."""
+    conn = ctx.conn
+    touched = sum(
+        int(conn.execute(f"SELECT count(*) FROM temp.{t}").fetchone()[0])
+        for t in ("run_bands", "run_old_bands")
+        if table_exists(conn, t, schema="temp")
+    )
+    page = int(conn.execute("PRAGMA main.page_size").fetchone()[0])
+    leaves = max(1.0, ctx.total_pages * ctx.spec.bands * _BAND_ROW_BYTES / page)
+    return leaves * (1.0 - math.exp(-touched / leaves)) * page
 
 
 def _row_bytes(ctx: RunContext) -> float:
