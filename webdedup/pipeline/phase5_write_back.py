@@ -89,7 +89,9 @@ SEGMENT_STATE = (
 Hold = Callable[[], AbstractContextManager[None]]  # one timed write transaction
 _BAND_ROW_BYTES = 16  # a (band_key, id) row of the band B-tree, measured (bench.py prints it)
 
-#: A batched incremental write's band rows (save_bands_incremental.sql, a batch at a time).
+#: A batched incremental write's prepared rows and sketches (by id) and band rows, the bulk of
+#: the region's state (save_region_incremental.sql), a batch at a time.
+_REGION_STATE = (("_webdedup_prepared", "run_prepared"), ("_webdedup_sketches", "run_sketches"))
 _DROP_OLD_BANDS = (
     "DELETE FROM main._webdedup_bands WHERE (band_key, id) IN "
     "(SELECT band_key, id FROM temp.run_old_bands WHERE "
@@ -190,10 +192,15 @@ def write_ahead(ctx: RunContext, hold: Hold, changed_since: Callable[[], bool]) 
             )
             empty = partial(conn.execute, f"DELETE FROM main.{quote(copy.main)}")
             _batches(ctx, copy.temp, copy.key, spacer, partial(_execute, conn, insert), empty)
-    else:  # the region's band rows (37 a page: most of its state), old ones out first
+    else:  # the bulk of the region's state (save_region_incremental.sql), old rows out first
+        for main, temp in _REGION_STATE:
+            drop = f"DELETE FROM main.{main} WHERE id IN (SELECT id FROM temp.run_region WHERE "
+            _batches(ctx, "run_region", ("id",), spacer, partial(_execute, conn, drop, end=")"))
+            add = f"INSERT INTO main.{main} SELECT * FROM temp.{temp} WHERE "
+            _batches(ctx, temp, ("id",), spacer, partial(_execute, conn, add))
         key = ("band_key", "id")
-        drop = lambda where, params: conn.execute(_DROP_OLD_BANDS + where + ")", params)  # noqa: E731
-        _batches(ctx, "run_old_bands", key, spacer, drop)
+        drop = _DROP_OLD_BANDS
+        _batches(ctx, "run_old_bands", key, spacer, partial(_execute, conn, drop, end=")"))
         _batches(ctx, "run_bands", key, spacer, partial(_execute, conn, _ADD_BANDS))
     before = conn.total_changes
     statement = _write_back_sql(ctx)
@@ -226,8 +233,8 @@ def run(ctx: RunContext, *, ahead: int | None = None) -> WriteBackResult:
         written = conn.total_changes - before
     if plan.mode == "incremental":
         run_script(conn, "save_state_incremental")
-        if ahead is None:  # (a batched write wrote the band rows in its batches)
-            run_script(conn, "save_bands_incremental")
+        if ahead is None:  # (a batched write wrote these in its batches)
+            run_script(conn, "save_region_incremental")
     elif ahead is None:  # (write_ahead did this for a batched full run)
         for copy in STATE:
             _copy_whole(conn, copy)
@@ -277,9 +284,9 @@ def _write_back_sql(ctx: RunContext) -> str:
 
 
 def _execute(
-    conn: sqlite3.Connection, prefix: str, where: str, params: dict[str, object]
+    conn: sqlite3.Connection, prefix: str, where: str, params: dict[str, object], end: str = ""
 ) -> None:
-    conn.execute(prefix + where, params)
+    conn.execute(prefix + where + end, params)
 
 
 def _copy_whole(conn: sqlite3.Connection, copy: StateCopy) -> None:
