@@ -3,22 +3,33 @@
 
     python scripts/bench_vectors.py [--pages 20000] [--methods minhash,vectors]
     python scripts/bench_vectors.py --corpus corpus.sqlite   # an existing make_corpus.py file
+    python scripts/bench_vectors.py --corpus corpus-300000-seed1-short.sqlite --limit 50000 \
+        --progress --timeout 3600
 
 Builds a labelled corpus with ``scripts/make_corpus.py`` (seed 1) unless one is given, then
 runs each method once on a fresh copy in its own process and prints its wall time, its CPU
 time (user + system: on a machine shared with other work the wall time grows, the CPU time
 much less) and its peak resident memory, with the time of phase 4 (``near``).
+
+``--limit N`` runs on the first N pages of the corpus (copied into a new file; the corpus is
+only read). ``--progress`` lets the runs print their progress lines on stderr (phase 4 of
+``vectors``: ``vectors`` pages, then ``verify`` pairs), which shows the rate of each step of a
+long run; ``--timeout S`` ends a run after S seconds of wall time and prints what it had
+used by then (CPU, peak memory) instead of its result.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import resource
+import os
 import shutil
+import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -27,24 +38,53 @@ from bench import build_corpus
 CHILD = """
 import json, resource, sys
 from webdedup import Deduplicator
-r = Deduplicator(method=sys.argv[2]).run_on_db(sys.argv[1])
+r = Deduplicator(method=sys.argv[2], progress=sys.argv[3] == "1").run_on_db(sys.argv[1])
 print(json.dumps({"timings": r.timings, "pages": r.pages, "near": r.near_duplicates,
                   "candidates": r.candidates, "edges": r.edges,
                   "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 """
 
 
-def run(db: Path, method: str) -> dict:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(db), method], capture_output=True, text=True, check=True
-    )
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+def run(db: Path, method: str, progress: bool = False, timeout: float | None = None) -> dict:
+    """One run in its own process: its result, wall and CPU seconds (``wait4``: the run and
+    its workers), or, past ``timeout`` seconds, what it had used when it was ended."""
+    with tempfile.TemporaryFile("w+") as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(db), method, "1" if progress else "0"],
+            stdout=out, text=True,
+        )
+        timer = threading.Timer(timeout, proc.kill) if timeout else None
+        if timer is not None:
+            timer.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        if timer is not None:
+            timer.cancel()
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        cpu = usage.ru_utime + usage.ru_stime
+        if proc.returncode == -signal.SIGKILL and timeout and wall >= timeout:
+            return {"timed_out": True, "wall": wall, "cpu": cpu,
+                    "maxrss_kib": usage.ru_maxrss}
+        if proc.returncode:
+            raise subprocess.CalledProcessError(proc.returncode, proc.args)
+        out.seek(0)
+        result = json.loads(out.read().strip().splitlines()[-1])
     return result | {"wall": wall, "cpu": cpu}
+
+
+def first_pages(corpus: Path, db: Path, limit: int) -> None:
+    """A new database ``db`` with the first ``limit`` pages of ``corpus`` (same schema)."""
+    conn = sqlite3.connect(db)
+    conn.execute("ATTACH DATABASE ? AS src", (f"file:{corpus}?mode=ro",))
+    schema = conn.execute(
+        "SELECT sql FROM src.sqlite_master WHERE name = 'pages' AND type = 'table'"
+    ).fetchone()[0]
+    conn.execute(schema)
+    conn.execute("INSERT INTO main.pages SELECT * FROM src.pages ORDER BY rowid LIMIT ?", (limit,))
+    conn.commit()
+    conn.execute("DETACH DATABASE src")
+    conn.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=20_000)
     parser.add_argument("--corpus", type=Path, default=None, help="an existing corpus file")
     parser.add_argument("--methods", default="minhash,vectors")
+    parser.add_argument("--limit", type=int, default=None, help="the first N pages only")
+    parser.add_argument("--progress", action="store_true", help="the runs' progress on stderr")
+    parser.add_argument("--timeout", type=float, default=None, help="end a run after S s")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench_vectors_") as tmp:
         work = Path(tmp)
@@ -59,17 +102,28 @@ def main(argv: list[str] | None = None) -> int:
         if corpus is None:
             corpus = work / "corpus.sqlite"
             build_corpus(corpus, args.pages, 1)
-        print(f"corpus: {corpus}")
+        if args.limit is not None:
+            first = work / "first.sqlite"
+            first_pages(corpus, first, args.limit)
+            print(f"corpus: the first {args.limit:,} pages of {corpus}")
+            corpus = first
+        else:
+            print(f"corpus: {corpus}")
         print(f"{'method':<10} {'pages':>8} {'wall s':>8} {'CPU s':>8} {'near s':>8} "
               f"{'peak MiB':>9} {'candidates':>11} {'edges':>7}")
         for method in args.methods.split(","):
             db = work / f"run-{method}.sqlite"
             shutil.copy(corpus, db)
-            r = run(db, method)
+            r = run(db, method, args.progress, args.timeout)
             db.unlink()
+            if r.get("timed_out"):
+                print(f"{method:<10} {'':>8} {r['wall']:>8.1f} {r['cpu']:>8.1f} {'':>8} "
+                      f"{r['maxrss_kib'] / 1024:>9.0f}  ended after --timeout {args.timeout:.0f} s",
+                      flush=True)
+                continue
             print(f"{method:<10} {r['pages']:>8,} {r['wall']:>8.1f} {r['cpu']:>8.1f} "
                   f"{r['timings'].get('near', 0.0):>8.1f} {r['maxrss_kib'] / 1024:>9.0f} "
-                  f"{r['candidates']:>11,} {r['edges']:>7,}")
+                  f"{r['candidates']:>11,} {r['edges']:>7,}", flush=True)
     return 0
 
 

@@ -23,9 +23,13 @@ pages of ``scripts/bench.py``, ``~/.cache/webdedup-bench/corpus-20000-seed1-real
 the median CPU time (this process's children: the run and its workers) of full ``webdedup db``
 runs on fresh copies: by default, with ``--count-segments`` and with ``--strip-segments``;
 with ``--baseline SRC`` also of the webdedup source tree SRC (e.g. a checkout from before
-segments were counted), as ratios::
+segments were counted), as ratios, beside each kind's median wall time and the peak RSS of
+its largest process (the run or one of its workers). Each run is also reported on stderr as
+it ends, with its phases. ``--runs`` picks some of the kinds (a 1,000,000-page run takes a
+while)::
 
     python scripts/measure_segments.py --cost CORPUS.sqlite [--baseline SRC] [--repeat 3]
+    python scripts/measure_segments.py --cost corpus-1000000-seed1-short.sqlite --repeat 1
 """
 
 from __future__ import annotations
@@ -34,7 +38,6 @@ import argparse
 import gzip
 import json
 import os
-import resource
 import shutil
 import sqlite3
 import statistics
@@ -96,38 +99,62 @@ def score(path: Path, same: list, syndicated: list) -> dict[str, int]:
     }
 
 
-def _cpu_of_run(db: Path, tmp: Path, flags: list[str], src: Path) -> float:
-    """CPU seconds of one full ``webdedup db`` on a fresh copy of ``db`` (code from ``src``)."""
+def _run(db: Path, tmp: Path, flags: list[str], src: Path) -> dict:
+    """One full ``webdedup db`` on a fresh copy of ``db`` (code from ``src``): its CPU
+    seconds (user + system of the run and its worker processes), wall seconds, peak RSS of
+    its largest process (MiB, ``wait4``) and the run's phase timings."""
     copy = tmp / "copy.sqlite"
     shutil.copy(db, copy)
     env = dict(os.environ, PYTHONPATH=str(src))
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(
-        [sys.executable, "-c", "from webdedup.cli import main; main()", "db", str(copy),
-         "--quiet", *flags],
-        check=True,
-        env=env,
-        cwd=tmp,  # not the current directory: it may hold another webdedup package
-    )
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(tmp / "out.json", "w+", encoding="utf-8") as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from webdedup.cli import main; main()", "db", str(copy),
+             "--quiet", "--json", *flags],
+            stdout=out,
+            env=env,
+            cwd=tmp,  # not the current directory: it may hold another webdedup package
+        )
+        _, status, usage = os.wait4(proc.pid, 0)  # this run's own rusage, workers included
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        if proc.returncode:
+            raise subprocess.CalledProcessError(proc.returncode, proc.args)
+        out.seek(0)
+        result = json.load(out)
     copy.unlink()
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"cpu": usage.ru_utime + usage.ru_stime, "wall": wall,
+            "peak_mib": usage.ru_maxrss / 1024, "timings": result.get("timings", {}),
+            "pages": result.get("pages"), "groups": result.get("groups")}
 
 
-def cost(db: Path, baseline: Path | None, min_pages: int, repeat: int = 1) -> dict[str, float]:
-    """The median CPU seconds of each kind of run (interleaved, ``repeat`` times each)."""
-    runs = {"default": (ROOT, []),
-            "--count-segments": (ROOT, ["--count-segments"]),
-            "--strip-segments": (ROOT, ["--strip-segments", "--segment-min-pages",
-                                        str(min_pages)])}
+#: The kinds of run ``--cost`` compares (``--runs`` picks some, in this order).
+RUNS = ("default", "--count-segments", "--strip-segments")
+
+
+def cost(db: Path, baseline: Path | None, min_pages: int, repeat: int = 1,
+         runs: tuple[str, ...] = RUNS) -> dict[str, dict[str, float]]:
+    """The median CPU seconds, wall seconds and peak RSS of each kind of run (interleaved,
+    ``repeat`` times each); every run is reported on stderr as it ends."""
+    flags = {"default": [], "--count-segments": ["--count-segments"],
+             "--strip-segments": ["--strip-segments", "--segment-min-pages", str(min_pages)]}
+    todo = {name: (ROOT, flags[name]) for name in runs}
     if baseline is not None:
-        runs = {"baseline": (baseline, [])} | runs
-    seconds: dict[str, list[float]] = {name: [] for name in runs}
+        todo = {"baseline": (baseline, [])} | todo
+    found: dict[str, list[dict]] = {name: [] for name in todo}
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(repeat):
-            for name, (src, flags) in runs.items():
-                seconds[name].append(_cpu_of_run(db, Path(tmp), flags, src))
-    return {name: round(statistics.median(s), 2) for name, s in seconds.items()}
+        for i in range(repeat):
+            for name, (src, extra) in todo.items():
+                r = _run(db, Path(tmp), extra, src)
+                found[name].append(r)
+                phases = ", ".join(f"{k} {v:.0f}" for k, v in r["timings"].items()
+                                   if isinstance(v, (int, float)) and v >= 1)
+                print(f"  run {i + 1}/{repeat} {name}: {r['cpu']:.1f} s CPU, {r['wall']:.1f} s "
+                      f"wall, peak {r['peak_mib']:.0f} MiB; {r['pages']:,} pages, "
+                      f"{r['groups']:,} groups; phases (s): {phases}", file=sys.stderr,
+                      flush=True)
+    return {name: {key: round(statistics.median(r[key] for r in rs), 2)
+                   for key in ("cpu", "wall", "peak_mib")} for name, rs in found.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,12 +164,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cost", type=Path, metavar="DB", help="measure the CPU cost on DB")
     ap.add_argument("--baseline", type=Path, metavar="SRC", help="with --cost: also this tree")
     ap.add_argument("--repeat", type=int, default=3, help="with --cost: runs of each [3]")
+    ap.add_argument("--runs", default=",".join(RUNS),
+                    help=f"with --cost: which runs, comma-separated [{','.join(RUNS)}]")
     args = ap.parse_args(argv)
     if args.cost is not None:
-        found = cost(args.cost, args.baseline, args.min_pages, args.repeat)
-        first = next(iter(found.values()))
-        for name, seconds in found.items():
-            print(f"{name:<18}{seconds:>9.2f} s CPU  {seconds / first:>6.2f} x")
+        runs = tuple(r.strip() for r in args.runs.split(",") if r.strip())
+        if not runs or set(runs) - set(RUNS):
+            ap.error(f"--runs: choose among {', '.join(RUNS)}")
+        found = cost(args.cost, args.baseline, args.min_pages, args.repeat, runs)
+        first = next(iter(found.values()))["cpu"]
+        for name, r in found.items():
+            print(f"{name:<18}{r['cpu']:>9.2f} s CPU  {r['cpu'] / first:>6.2f} x"
+                  f"{r['wall']:>10.1f} s wall{r['peak_mib']:>7.0f} MiB peak (largest process)")
         return 0
     from webdedup import Deduplicator
 
