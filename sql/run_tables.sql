@@ -38,3 +38,5 @@ CREATE TEMP TABLE run_verified (hash_a TEXT NOT NULL, hash_b TEXT NOT NULL, scor
 DROP TABLE IF EXISTS temp.run_segments;
 CREATE TEMP TABLE run_segments (host TEXT NOT NULL, hash INTEGER NOT NULL, id INTEGER NOT NULL,
                                 PRIMARY KEY (host, hash, id)) WITHOUT ROWID;
+-- a page's segments by id: every chain-floor check of a stripping run looks its pages up
+CREATE INDEX temp.run_segments_id ON run_segments (id);
