@@ -137,16 +137,23 @@ def batched(ctx: RunContext) -> bool:
 
 def _band_bytes(ctx: RunContext) -> float:
     """Bytes an incremental run's band rows rewrite: each row deleted or inserted lands on a
-    random leaf page of the band B-tree (16 bytes a row, ``bands`` rows a page), so the
-    expected number of distinct pages it dirties is ``L (1 - exp(-r / L))``."""
+    random leaf page of the band B-tree (16 bytes a row; as many rows a page as this run's
+    sketched pages have, whatever the method), so the expected number of distinct pages it
+    dirties is ``L (1 - exp(-r / L))``."""
     conn = ctx.conn
-    touched = sum(
-        int(conn.execute(f"SELECT count(*) FROM temp.{t}").fetchone()[0])
-        for t in ("run_bands", "run_old_bands")
-        if table_exists(conn, t, schema="temp")
-    )
+
+    def rows(table: str) -> int:
+        if not table_exists(conn, table, schema="temp"):
+            return 0
+        return int(conn.execute(f"SELECT count(*) FROM temp.{table}").fetchone()[0])
+
+    new, sketched = rows("run_bands"), rows("run_sketches")
+    touched = new + rows("run_old_bands")
+    if not touched:
+        return 0.0
     page = int(conn.execute("PRAGMA main.page_size").fetchone()[0])
-    leaves = max(1.0, ctx.total_pages * ctx.spec.bands * _BAND_ROW_BYTES / page)
+    per_page = new / max(sketched, 1)
+    leaves = max(1.0, ctx.total_pages * per_page * _BAND_ROW_BYTES / page)
     return leaves * (1.0 - math.exp(-touched / leaves)) * page
 
 
