@@ -23,7 +23,7 @@ CHILD = (
     "Deduplicator(workers=1).run_on_db(sys.argv[1])"
 )
 STEPS = ("prepare_batch", "normalize_text", "sketch_texts", "_banded_run", "verify_chunk",
-         "store_sketches", "flush_bands", "run_script")
+         "store_sketches", "run_script")
 
 
 def main(argv: list[str]) -> int:

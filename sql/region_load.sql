@@ -7,6 +7,6 @@ WHERE id IN (SELECT id FROM temp.run_region) AND id NOT IN (SELECT id FROM temp.
 INSERT OR IGNORE INTO temp.run_sketches
 SELECT * FROM main._webdedup_sketches
 WHERE id IN (SELECT id FROM temp.run_region) AND id NOT IN (SELECT id FROM temp.run_changed);
--- (their LSH band rows are computed from these sketches: incremental._load_bands)
+-- (their band keys are in these sketches: phase 4 reads them from run_sketches)
 -- the n_min filter is recomputed from the whole table's host counts (sql/small_hosts_incremental.sql)
 UPDATE temp.run_prepared SET ignored = NULL WHERE ignored = 'small_host';

@@ -1,3 +1,3 @@
--- The stored sketches of every region page (their stored band rows are replaced).
-SELECT id, sketch FROM main._webdedup_sketches
-WHERE id IN (SELECT id FROM temp.run_region);
+-- Every stored sketch: the band keys a nightly run compares with its changed pages'
+-- (incremental.region._add_band_neighbours, a chunk at a time).
+SELECT id, sketch FROM main._webdedup_sketches;

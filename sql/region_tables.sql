@@ -9,6 +9,3 @@ DROP TABLE IF EXISTS temp.run_frontier_keys;
 CREATE TEMP TABLE run_frontier_keys (url_key TEXT, content_hash TEXT);
 DROP TABLE IF EXISTS temp.run_next;
 CREATE TEMP TABLE run_next (id INTEGER PRIMARY KEY);
-DROP TABLE IF EXISTS temp.run_old_bands;
-CREATE TEMP TABLE run_old_bands (band_key INTEGER NOT NULL, id INTEGER NOT NULL,
-                                PRIMARY KEY (band_key, id)) WITHOUT ROWID;  -- walked in batches

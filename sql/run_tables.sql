@@ -9,11 +9,6 @@ CREATE TEMP TABLE run_prepared (  -- the columns of main._webdedup_prepared, in 
 );
 DROP TABLE IF EXISTS temp.run_sketches;
 CREATE TEMP TABLE run_sketches (id INTEGER PRIMARY KEY, scheme TEXT NOT NULL, sketch BLOB NOT NULL);
-DROP TABLE IF EXISTS temp.run_bands;
-CREATE TEMP TABLE run_bands (band_key INTEGER NOT NULL, id INTEGER NOT NULL,
-                            PRIMARY KEY (band_key, id)) WITHOUT ROWID;
-DROP TABLE IF EXISTS temp.run_bands_queue;  -- phase 1 appends here, then sorts into run_bands
-CREATE TEMP TABLE run_bands_queue (band_key INTEGER NOT NULL, id INTEGER NOT NULL);
 DROP TABLE IF EXISTS temp.run_edges;
 CREATE TEMP TABLE run_edges (a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL,
                              method TEXT NOT NULL, PRIMARY KEY (a, b)) WITHOUT ROWID;

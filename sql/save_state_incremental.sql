@@ -1,5 +1,5 @@
 -- Replace the stored state of the region (and of deleted pages) by this run's (its prepared
--- rows, sketches and band rows: save_region_incremental.sql, or a batched write's batches).
+-- rows and sketches: save_region_incremental.sql, or a batched write's batches).
 DELETE FROM main._webdedup_edges
 WHERE a IN (SELECT id FROM temp.run_region) OR b IN (SELECT id FROM temp.run_region);
 INSERT OR REPLACE INTO main._webdedup_edges SELECT * FROM temp.run_edges;

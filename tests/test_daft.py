@@ -34,7 +34,6 @@ SCRIPTS = ROOT / "scripts"
 STATE = (
     "_webdedup_prepared",
     "_webdedup_sketches",
-    "_webdedup_bands",
     "_webdedup_edges",
     "_webdedup_verified",
 )

@@ -12,11 +12,10 @@ from conftest import make_page, real_texts, write_pages
 from test_export import NEAR_URL, VARIANT_1, crawl, page_id  # noqa: F401 - fixture
 
 from webdedup import Deduplicator
-from webdedup.algorithms import minhash
-from webdedup.algorithms.shingles import shingle_hashes
 from webdedup.algorithms.text import normalize_text
 from webdedup.cli import cli
 from webdedup.output import explain_pair, similarities
+from webdedup.output.explain import format_explanation
 
 ORIGINAL_1 = "https://site1.example.org/articles/1"
 ORIGINAL_0 = "https://site0.example.org/articles/0"
@@ -79,26 +78,26 @@ def test_chain_through_url_variant_and_near_edge(crawl):  # noqa: F811
     assert f"#{variant} -> #{original}: url" in res.output
 
 
-def test_stored_sketches_are_used(tmp_path):
+def test_stored_band_keys_are_shown(tmp_path):
     texts = real_texts()
     pages = [make_page(f"https://a.example/{i}", t["text"], title=f"P{i}")
              for i, t in enumerate(texts[:4])]
+    pages.append(make_page("https://a.example/copy", texts[0]["text"] + " one more line",
+                           title="copy"))
     path = write_pages(tmp_path / "s.sqlite", pages)
     Deduplicator().run_on_db(path)
     conn = sqlite3.connect(path)
-    n = conn.execute("SELECT count(*) FROM _webdedup_sketches").fetchone()[0]
-    if n == 0:  # phase 4 without stored sketches: store them as it would
-        hasher = minhash.MinHasher(num_perm=128, seed=1)
-        for i, t in enumerate(texts[:4], start=1):
-            sig = hasher.signature(shingle_hashes(normalize_text(t["text"]), 5))
-            conn.execute("INSERT INTO _webdedup_sketches VALUES (?, 'minhash-v1', ?)",
-                         (i, hasher.serialize(sig)))
-        conn.commit()
+    assert conn.execute("SELECT count(*) FROM _webdedup_sketches").fetchone()[0] == 5
     conn.close()
     e = explain_pair(path, 1, 2)
-    assert e["similarity"]["minhash_source"] == "stored sketches"
+    assert e["similarity"]["minhash_source"].startswith("computed")
+    shared, bands = e["similarity"]["bands_shared"]
+    assert bands == 37 and shared == 0  # two different articles: no band in common
     assert e["link"] == {"same_group": False, "group": None, "linked": False, "path": None}
     assert e["similarity"]["jaccard"] < 0.2
+    near = explain_pair(path, 1, 5)["similarity"]
+    assert near["bands_shared"][0] > 0 and near["jaccard"] > 0.9
+    assert "LSH bands shared" in format_explanation(explain_pair(path, 1, 5))
 
 
 def test_similarities_of_identical_and_disjoint_texts():

@@ -109,7 +109,6 @@ def state(path: Path) -> tuple[list, ...]:
         return tuple(
             conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall()
             for t in (
-                "_webdedup_bands",
                 "_webdedup_sketches",
                 "_webdedup_prepared",
                 "_webdedup_edges",
@@ -422,3 +421,49 @@ def test_sigkill_in_any_phase_of_an_incremental_run(tmp_path, phase):
     assert dump(path) == before  # pages and state as they were
     assert Deduplicator().run_on_db(path).mode == "incremental"
     assert annotations(path) == full_twin(path, tmp_path, "minhash")
+
+
+@pytest.mark.parametrize("method", ["minhash", "simhash"])
+def test_state_with_a_band_table_from_schema_7(tmp_path, method):
+    # schema 7 kept 37 band rows a page in _webdedup_bands and a minhash page's signature as
+    # its sketch; schema 8 drops the table. minhash: the fingerprint changed, so one full run
+    # replaces the signatures by band keys; simhash: its state is still good, incremental
+    import hashlib
+    import json
+
+    from webdedup import Config
+
+    path = write_pages(tmp_path / "crawl.sqlite", [page(i, i % 4, 1) for i in range(8)])
+    d = Deduplicator(method=method)
+    d.run_on_db(path)
+    with sqlite3.connect(path) as conn:  # as schema 7 left it
+        conn.execute(
+            "CREATE TABLE _webdedup_bands (band_key INTEGER NOT NULL, id INTEGER NOT NULL, "
+            "PRIMARY KEY (band_key, id)) WITHOUT ROWID"
+        )
+        conn.execute("INSERT INTO _webdedup_bands SELECT 7, id FROM _webdedup_sketches")
+        conn.execute("UPDATE _webdedup_meta SET value = '7' WHERE key = 'schema_version'")
+        if method == "minhash":
+            old = Config().shaping_parameters()
+            del old["sketch"]
+            blob = json.dumps(old, sort_keys=True).encode()
+            conn.execute(
+                "UPDATE _webdedup_meta SET value = ? WHERE key = 'fingerprint'",
+                (hashlib.sha1(blob).hexdigest()[:16],),
+            )
+            conn.execute(  # a 128-value signature (16-byte header + 512 bytes)
+                "UPDATE _webdedup_sketches SET scheme = 'minhash-v3:k=5:perm=128:seed=1', "
+                "sketch = zeroblob(528)"
+            )
+    insert(path, [page(30, 1, 2)])
+    again = d.run_on_db(path)
+    assert again.mode == ("full" if method == "minhash" else "incremental")
+    with sqlite3.connect(path) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        sizes = {r[0] for r in conn.execute("SELECT length(sketch) FROM _webdedup_sketches")}
+    assert "_webdedup_bands" not in tables
+    assert sizes == {148 if method == "minhash" else 8}
+    assert annotations(path) == full_twin(path, tmp_path, method)
+    insert(path, [page(31, 2, 3)])
+    assert d.run_on_db(path).mode == "incremental"
+    assert annotations(path) == full_twin(path, tmp_path, method)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import numpy as np
 import pytest
 from conftest import OUTPUT, annotations, make_page, real_texts
 
@@ -131,8 +132,15 @@ def test_edges_are_stored_with_scores_and_method(db_builder):
     ((a, b, score, method),) = conn.execute("SELECT a, b, score, method FROM _webdedup_edges")
     assert (a, b, method) == (1, 2, "minhash") and score >= 0.9
     (scheme,) = {r[0] for r in conn.execute("SELECT scheme FROM _webdedup_sketches")}
-    assert scheme.startswith("minhash-v3:k=5:perm=128:seed=1")
-    assert conn.execute("SELECT count(DISTINCT id) FROM _webdedup_bands").fetchone()[0] == 2
+    assert scheme == "minhash-bands-v1:k=5:perm=128:seed=1:bands=37x3"
+    # the sketch is the page's 37 band keys of 32 bits; the two pages share some of them
+    blobs = [b for (b,) in conn.execute("SELECT sketch FROM _webdedup_sketches ORDER BY id")]
+    assert [len(b) for b in blobs] == [148, 148]
+    keys = [np.frombuffer(b, dtype="<u4") for b in blobs]
+    assert np.count_nonzero(keys[0] == keys[1]) > 0
+    assert conn.execute(
+        "SELECT count(*) FROM sqlite_master WHERE name = '_webdedup_bands'"
+    ).fetchone()[0] == 0
 
 
 def test_levenshtein_window_across_blocks_equals_one_block(db_builder, monkeypatch):

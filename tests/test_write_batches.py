@@ -168,7 +168,7 @@ Deduplicator(config=Config(write_lock=1e-9), on_phase=hook).run_on_db(sys.argv[1
 
 
 @pytest.mark.parametrize(
-    ("mode", "batch"), [("full", 1), ("full", 7), ("full", 40), ("incremental", 1)]
+    ("mode", "batch"), [("full", 1), ("full", 7), ("full", 20), ("incremental", 1)]
 )
 def test_a_run_killed_between_batches_leaves_a_full_run_next(tmp_path, mode, batch):
     path = write_pages(tmp_path / "crawl.sqlite", crawl(40))

@@ -295,7 +295,8 @@ class Config:
         text normalization (hashes, tokens) and of ``minhash`` verification (its grey zone).
         """
         banding: dict[str, Any] = {"simhash_banding": 2} if self.method == "simhash" else {}
-        banding |= {"verification": 2} if self.method == "minhash" else {}
+        # minhash "sketch" 2: the stored sketch is the page's band keys, not its signature
+        banding |= {"verification": 2, "sketch": 2} if self.method == "minhash" else {}
         banding |= {"vectors": 1, "embedder": self.embedder} if self.method == "vectors" else {}
         if self.counts_segments:  # absent otherwise: earlier fingerprints stay valid
             banding |= {"count_segments": SEGMENTS_VERSION}

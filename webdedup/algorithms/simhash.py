@@ -29,6 +29,7 @@ __all__ = [
     "hamming_distances",
     "HASH_BITS",
     "band_keys",
+    "band_keys_array",
     "band_layout",
     "hamming",
     "max_distance_for",
@@ -212,3 +213,30 @@ def band_keys(h: int, max_distance: int) -> list[int]:
         (n << 40) | (i << 32) | ((value >> shift) & ((1 << width) - 1))
         for i, (shift, width) in enumerate(layout)
     ]
+
+
+def band_keys_array(hashes: np.ndarray, max_distance: int) -> np.ndarray:
+    """:func:`band_keys` of many hashes at once: an ``(n, keys)`` int64 matrix (row ``i`` is
+    ``band_keys(hashes[i], max_distance)``).
+
+    >>> band_keys_array(np.array([0xFF], dtype=np.uint64), 1).tolist()
+    [[2199023255807, 2203318222848]]
+    """
+    h = np.asarray(hashes, dtype=np.uint64).reshape(-1)
+    layout = band_layout(max_distance)
+    if len(layout) == 1:
+        return h.view(np.int64).reshape(-1, 1).copy()
+
+    def bits(shift: int, width: int) -> np.ndarray:
+        return (h >> np.uint64(shift)) & np.uint64((1 << width) - 1)
+
+    columns = []
+    if 2 <= max_distance <= PAIRED_MAX_DISTANCE:
+        pairs = list(combinations(_blocks(max_distance + 2), 2))
+        for i, ((sa, wa), (sb, wb)) in enumerate(pairs):
+            tag = np.uint64(_PAIRED | (len(pairs) << 40) | (i << 32))
+            columns.append(tag | (bits(sa, wa) << np.uint64(wb)) | bits(sb, wb))
+    else:
+        for i, (shift, width) in enumerate(layout):
+            columns.append(np.uint64((len(layout) << 40) | (i << 32)) | bits(shift, width))
+    return np.stack(columns, axis=1).view(np.int64) if columns else np.empty((len(h), 0), np.int64)

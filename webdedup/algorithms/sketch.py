@@ -1,7 +1,9 @@
 """Sketches and similarities of normalized texts for phase 4 (pure: no I/O).
 
 ``NearSpec`` holds the phase-4 parameters derived from a :class:`~webdedup.config.Config`;
-``sketch_texts`` makes the MinHash signature or SimHash of each text with its LSH band keys;
+``sketch_texts`` makes the sketch of each text with its LSH band keys: for ``minhash`` the
+sketch *is* the band keys (32 bits each: the signature is not kept), for ``simhash`` the
+64-bit SimHash; ``band_matrix`` reads the band keys of stored sketches back as an array;
 ``verify`` (and its wrappers ``pair_score``, ``text_similarity``) is the verified similarity
 of the ``minhash`` and ``simhash`` methods, with the measure that decided it.
 
@@ -86,7 +88,10 @@ class NearSpec:
     @property
     def scheme(self) -> str:
         if self.method == "minhash":
-            return f"minhash-v3:k={self.shingle_size}:perm={self.num_perm}:seed={self.seed}"
+            return (
+                f"minhash-bands-v1:k={self.shingle_size}:perm={self.num_perm}:seed={self.seed}"
+                f":bands={self.bands}x{self.rows}"
+            )
         return "simhash-v1:trafilatura"
 
     def hasher(self) -> mh.MinHasher:
@@ -98,7 +103,15 @@ def sketch_texts(
     spec: NearSpec, texts: Sequence[str | bytes], hasher: mh.MinHasher | None = None
 ) -> list[tuple[bytes, list[int]]]:
     """``(sketch blob, LSH band keys)`` for each normalized text (minhash or simhash), given
-    as ``str`` or as its UTF-8 bytes (:attr:`~.text.TextDigest.utf8`)."""
+    as ``str`` or as its UTF-8 bytes (:attr:`~.text.TextDigest.utf8`).
+
+    ``minhash``: the blob is the text's band keys, the low 32 bits of each
+    :func:`~.minhash.band_keys_batch` key as little-endian uint32 (4 bytes a band); the list
+    gives band ``j``'s key as ``j << 32 | key``, so that keys of different bands never meet
+    where they are pooled (the Daft pipeline explodes them). Keys of 32 bits collide by
+    chance (about 1 pair in 4 billion a band: 4,000 pairs of a million pages in 37 bands),
+    and such a candidate fails verification like any other.
+    """
     if spec.method == "minhash":
         from . import kernels  # numba loads on first use, not with every command
 
@@ -109,11 +122,9 @@ def sketch_texts(
             [kernels.minhash_signature(t, spec.shingle_size, a, b) for t in texts],
             dtype=np.uint64,
         ).reshape(len(texts), spec.num_perm)
-        keys = mh.band_keys_batch(sigs, spec.bands, spec.rows)
-        return [
-            (hasher.serialize(sig), [int(k) for k in row])
-            for sig, row in zip(sigs, keys, strict=True)
-        ]
+        keys = minhash_band_keys(spec, sigs)
+        tags = np.arange(spec.bands, dtype=np.int64) << 32
+        return [(row.astype("<u4").tobytes(), (tags | row).tolist()) for row in keys]
     if spec.method == "simhash":
         out = []
         for t in texts:
@@ -123,14 +134,37 @@ def sketch_texts(
     raise ValueError(f"method {spec.method!r} has no sketches")
 
 
-def band_keys_from_blobs(spec: NearSpec, blobs: Sequence[bytes]) -> list[list[int]]:
-    """The LSH band keys of stored sketches (the same keys :func:`sketch_texts` gave them)."""
-    if not blobs:
-        return []
+def minhash_band_keys(spec: NearSpec, sigs: np.ndarray) -> np.ndarray:
+    """The ``(n, bands)`` uint32 band keys of MinHash signatures: the low 32 bits of
+    :func:`~.minhash.band_keys_batch`'s 64-bit keys."""
+    wide = mh.band_keys_batch(sigs, spec.bands, spec.rows).view(np.uint64)
+    return (wide & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+
+
+def band_matrix(spec: NearSpec, blobs: Sequence[bytes]) -> np.ndarray:
+    """The band keys of stored sketches as an ``(n, keys)`` array, row ``i`` for ``blobs[i]``:
+    the same keys :func:`sketch_texts` gave them (minhash: uint32 without the band tag,
+    simhash: int64); columns are bands, compared only with the same column.
+
+    >>> spec = NearSpec.from_config(__import__("webdedup").Config())
+    >>> blob, keys = sketch_texts(spec, ["a b c d e f g h"])[0]
+    >>> band_matrix(spec, [blob]).tolist() == [[k & 0xFFFFFFFF for k in keys]]
+    True
+    """
     if spec.method == "minhash":
-        sigs = np.stack([mh.deserialize(b)[0] for b in blobs])
-        return mh.band_keys_batch(sigs, spec.bands, spec.rows).tolist()
-    return [sh.band_keys(int.from_bytes(b, "little"), spec.max_distance) for b in blobs]
+        width = 4 * spec.bands
+        if any(len(b) != width for b in blobs):
+            raise ValueError(
+                f"a stored minhash sketch is not {spec.bands} band keys ({width} bytes): "
+                "the state is from another version or configuration; run a full pass "
+                "(webdedup db --full)"
+            )
+        flat = np.frombuffer(b"".join(blobs), dtype="<u4")
+        return flat.reshape(len(blobs), spec.bands).astype(np.uint32)
+    if spec.method == "simhash":
+        hashes = np.frombuffer(b"".join(blobs), dtype="<u8")
+        return sh.band_keys_array(hashes, spec.max_distance)
+    raise ValueError(f"method {spec.method!r} has no sketches")
 
 
 def pair_score(spec: NearSpec, a: Any, b: Any) -> float:

@@ -29,7 +29,6 @@ from ..pipeline.context import NearResult, RunContext
 from ..store import quote, run_script, sql
 from ..store.layout import Layout
 from ..store.verdicts import cannot_links, pin_ranks, read_verdicts
-from ..store.work import store_bands
 from .daft_pipeline import MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION
 
 #: Rows read from Parquet and inserted at a time.
@@ -190,28 +189,27 @@ class Assignments:
                 f"the sketches in {self.directory} are {scheme!r}, this run's are "
                 f"{spec.scheme!r}; run 'webdedup daft' again with this configuration"
             )
-        cols = ("id", "sketch", "band_keys", "url_rank", "url_winner", "exact_rank",
+        cols = ("id", "sketch", "url_rank", "url_winner", "exact_rank",
                 "exact_winner", "near_center", "near_score")
         for b in self._batches("pages", cols):
             rows = list(zip(*(b[c] for c in cols), strict=True))
             sketched = [r for r in rows if r[1] is not None]
-            conn.executemany(  # as phase 1 stores them (store.work), band keys straight in
+            conn.executemany(  # as phase 1 stores them (store.work)
                 "INSERT INTO temp.run_sketches (id, scheme, sketch) VALUES (?, ?, ?)",
                 [(r[0], spec.scheme, r[1]) for r in sketched],
             )
-            store_bands(conn, "run_bands", [r[0] for r in sketched], [r[2] for r in sketched])
             conn.executemany(
                 "INSERT INTO temp.run_url_election (id, url_rank, url_winner) VALUES (?, ?, ?)",
-                [(r[0], r[3], r[4]) for r in rows if r[4] is not None],
+                [(r[0], r[2], r[3]) for r in rows if r[3] is not None],
             )
             conn.executemany(
                 "INSERT INTO temp.run_exact_election (id, exact_rank, exact_winner) "
                 "VALUES (?, ?, ?)",
-                [(r[0], r[5], r[6]) for r in rows if r[5] is not None],
+                [(r[0], r[4], r[5]) for r in rows if r[4] is not None],
             )
             conn.executemany(
                 "INSERT INTO temp.run_near (id, center, score) VALUES (?, ?, ?)",
-                [(r[0], r[7], r[8]) for r in rows if r[7] is not None and r[0] == r[6]],
+                [(r[0], r[6], r[7]) for r in rows if r[6] is not None and r[0] == r[5]],
             )
         edges = 0
         for b in self._batches("edges", ("a", "b", "score")):

@@ -18,11 +18,16 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..algorithms.simhash import hamming
-from ..algorithms.sketch import NearSpec, band_keys_from_blobs
+import numpy as np
+
+from ..algorithms.bands import collisions
+from ..algorithms.simhash import hamming_distances
+from ..algorithms.sketch import NearSpec, band_matrix
 from ..config import Config
 from ..store import run_script, sql
-from ..store.work import store_bands
+
+#: Stored sketches compared with the changed pages' at a time (bounded memory at any size).
+STORED_CHUNK = 200_000
 
 
 def build_region(
@@ -30,23 +35,20 @@ def build_region(
 ) -> dict[str, int]:
     """Grow the region from the changed pages and load its unchanged pages' state.
 
-    Expects ``temp.run_prepared``/``run_sketches``/``run_bands`` to hold the changed pages
-    (phase 1 on them); leaves every region page there and the region ids in ``run_region``.
+    Expects ``temp.run_prepared``/``run_sketches`` to hold the changed pages (phase 1 on
+    them); leaves every region page there and the region ids in ``run_region``.
     """
     run_script(conn, "region_tables")
     conn.executemany("INSERT INTO temp.run_changed (id) VALUES (?)", [(i,) for i in changed])
     conn.execute("INSERT INTO temp.run_region (id) SELECT id FROM temp.run_changed")
     # new near-duplicate candidates of the changed pages: their LSH band collisions
-    if spec.method == "simhash":
-        _add_simhash_neighbours(conn, spec)
-    else:
-        run_script(conn, "region_bands")
+    if spec.method != "levenshtein":
+        _add_band_neighbours(conn, spec)
     if config.n_min > 0:  # a changed page changes its host's page count
         conn.execute(sql("region_small_hosts"))
     conn.execute("INSERT INTO temp.run_frontier (id) SELECT id FROM temp.run_region")
     steps = _close_region(conn)
     run_script(conn, "region_load")
-    _load_bands(conn, spec)
     (size,) = conn.execute("SELECT count(*) FROM temp.run_region").fetchone()
     return {"changed": len(changed), "region": size, "steps": steps}
 
@@ -65,20 +67,37 @@ def grow_region(conn: sqlite3.Connection, ids: frozenset[int] | set[int]) -> dic
     return {"region": size, "steps": steps}
 
 
-def _add_simhash_neighbours(conn: sqlite3.Connection, spec: NearSpec) -> None:
-    """Add the stored pages within the SimHash distance of a changed page to the region.
+def _add_band_neighbours(conn: sqlite3.Connection, spec: NearSpec) -> None:
+    """Add the stored pages that share an LSH band key with a changed page to the region.
 
-    Short band keys collide by chance (a 16-bit key with 1 page in 65,536); the SimHashes
-    at hand tell at once whether a collision can become an edge, and only those can change
-    anything. (A MinHash collision needs the texts to verify: all of them join the region.)
+    The stored sketches are read a chunk at a time and their band keys compared with the
+    changed pages' in memory (:func:`~webdedup.algorithms.bands.collisions`). ``simhash``
+    keeps only the collisions within the distance: short band keys collide by chance (a
+    16-bit key with 1 page in 65,536) and the SimHashes at hand tell at once whether one can
+    become an edge. (A MinHash collision needs the texts to verify: all join the region.)
     """
-    d = spec.max_distance
-    near = {
-        pid
-        for a, pid, b in conn.execute(sql("region_band_pairs"))
-        if hamming(int.from_bytes(a, "little"), int.from_bytes(b, "little")) <= d
-    }
-    conn.executemany("INSERT OR IGNORE INTO temp.run_region (id) VALUES (?)", [(i,) for i in near])
+    changed = conn.execute("SELECT id, sketch FROM temp.run_sketches ORDER BY id").fetchall()
+    if not changed:
+        return
+    blobs = [blob for _, blob in changed]
+    new_keys = band_matrix(spec, blobs)
+    new_hashes = _hashes(blobs) if spec.method == "simhash" else None
+    found: set[int] = set()
+    cursor = conn.execute(sql("region_stored_sketches"))
+    while rows := cursor.fetchmany(STORED_CHUNK):
+        stored = [blob for _, blob in rows]
+        i, m = collisions(new_keys, band_matrix(spec, stored))
+        if new_hashes is not None and m.size:
+            near = hamming_distances(new_hashes[i], _hashes(stored)[m]) <= spec.max_distance
+            m = m[near]
+        found.update(int(rows[k][0]) for k in np.unique(m).tolist())
+    conn.executemany(
+        "INSERT OR IGNORE INTO temp.run_region (id) VALUES (?)", [(i,) for i in sorted(found)]
+    )
+
+
+def _hashes(blobs: list[bytes]) -> np.ndarray:
+    return np.frombuffer(b"".join(blobs), dtype="<u8")
 
 
 def _close_region(conn: sqlite3.Connection) -> int:
@@ -90,25 +109,3 @@ def _close_region(conn: sqlite3.Connection) -> int:
         added = conn.execute("SELECT count(*) FROM temp.run_frontier").fetchone()[0]
         if added == 0:
             return steps
-
-
-def _load_bands(conn: sqlite3.Connection, spec: NearSpec) -> None:
-    """Band rows of the region from its stored sketches (stored bands have no id index).
-
-    ``run_bands`` gets the bands of the unchanged region pages (the changed ones already have
-    theirs), ``run_old_bands`` the stored bands of every region page, for the write-back to
-    delete.
-    """
-    if spec.method == "levenshtein":
-        return
-    loaded = conn.execute(sql("region_unchanged_sketches")).fetchall()
-    store_bands(
-        conn,
-        "run_bands",
-        [i for i, _ in loaded],
-        band_keys_from_blobs(spec, [b for _, b in loaded]),
-    )
-    old = conn.execute(sql("region_stored_sketches")).fetchall()
-    store_bands(
-        conn, "run_old_bands", [i for i, _ in old], band_keys_from_blobs(spec, [b for _, b in old])
-    )

@@ -93,15 +93,12 @@ def _page(conn: sqlite3.Connection, layout: Source, page_id: int) -> dict[str, A
     return page
 
 
-def _sketch(conn: sqlite3.Connection, page_id: int) -> np.ndarray | None:
+def _band_keys(conn: sqlite3.Connection, page_id: int) -> np.ndarray | None:
+    """A page's stored minhash band keys (its sketch), None when it has none."""
     row = conn.execute(sql("export/sketch"), {"id": page_id}).fetchone()
-    if not row or not str(row[0]).startswith("minhash"):
+    if not row or not str(row[0]).startswith("minhash-bands") or len(row[1]) % 4:
         return None
-    try:
-        sig, _meta = minhash.deserialize(row[1])
-    except ValueError:
-        return None
-    return sig
+    return np.frombuffer(row[1], dtype="<u4")
 
 
 def run_config(stored: dict[str, Any]) -> Config:
@@ -176,20 +173,21 @@ def similarities(
     seed: int = 1,
     stored: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
 ) -> dict[str, Any]:
-    """Every similarity measure of two normalized texts (stored MinHash sketches if given)."""
+    """Every similarity measure of two normalized texts; with the pages' stored minhash band
+    keys (``stored``), how many bands they share (one makes them a candidate pair)."""
     ha = shingle_hashes(text_a[:SKETCH_CHARS], shingle_size)
     hb = shingle_hashes(text_b[:SKETCH_CHARS], shingle_size)
-    sig_a, sig_b = stored
-    if sig_a is not None and sig_b is not None and sig_a.shape == sig_b.shape:
-        mh_source = "stored sketches"
-    else:
-        hasher = minhash.MinHasher(num_perm=num_perm, seed=seed)
-        sig_a, sig_b = hasher.signature(ha), hasher.signature(hb)
-        mh_source = f"computed (num_perm={num_perm}, seed={seed})"
+    hasher = minhash.MinHasher(num_perm=num_perm, seed=seed)
+    sig_a, sig_b = hasher.signature(ha), hasher.signature(hb)
+    keys_a, keys_b = stored
+    shared = None
+    if keys_a is not None and keys_b is not None and keys_a.shape == keys_b.shape:
+        shared = [int(np.count_nonzero(keys_a == keys_b)), int(keys_a.size)]
     a, b = text_a[:RATIO_CHARS], text_b[:RATIO_CHARS]
     return {
         "minhash_estimate": round(minhash.estimate_jaccard(sig_a, sig_b), 6),
-        "minhash_source": mh_source,
+        "minhash_source": f"computed (num_perm={num_perm}, seed={seed})",
+        "bands_shared": shared,
         "jaccard": round(jaccard(ha, hb), 6),
         "shingle_size": shingle_size,
         "shingles": [int(ha.size), int(hb.size)],
@@ -382,7 +380,7 @@ def explain_pair(
                 shingle_size=int(cfg.get("shingle_size", 5)),
                 num_perm=int(cfg.get("num_perm", 128)),
                 seed=int(cfg.get("seed", 1)),
-                stored=(_sketch(conn, id_a), _sketch(conn, id_b)),
+                stored=(_band_keys(conn, id_a), _band_keys(conn, id_b)),
             )
             same_group = page_a["dup_group"] is not None and (
                 page_a["dup_group"] == page_b["dup_group"]
@@ -507,6 +505,12 @@ def format_explanation(e: dict[str, Any]) -> str:
     lines += [
         "similarity:",
         f"   MinHash estimate     {s['minhash_estimate']:.4f}  ({s['minhash_source']})",
+        *(
+            [f"   LSH bands shared     {s['bands_shared'][0]} of {s['bands_shared'][1]} "
+             "(stored sketches; one makes a candidate pair)"]
+            if s.get("bands_shared")
+            else []
+        ),
         f"   Jaccard ({s['shingle_size']}-word shingles) {s['jaccard']:.4f}  "
         f"({s['shingles'][0]} vs {s['shingles'][1]} shingles)",
         f"   Levenshtein ratio    {s['levenshtein_ratio']:.4f}",

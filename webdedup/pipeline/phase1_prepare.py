@@ -20,7 +20,7 @@ from ..config import Config
 from ..parallel import cpu_count, ordered_map
 from ..store import lenient_text, quote, run_script
 from ..store.pages import PageInput, iter_pages, page_text
-from ..store.work import Sketch, flush_bands, store_sketches
+from ..store.work import Sketch, store_sketches
 from .context import PrepareResult, RunContext
 
 #: Text characters that end a batch of pages handed to a worker before ``chunk_size`` pages.
@@ -191,6 +191,5 @@ def run(ctx: RunContext) -> PrepareResult:
                 store_sketches(conn, spec.scheme, ids, sketches)
             seen += len(results)
             bar.update(len(results))
-    flush_bands(conn)
     bar.close()
     return PrepareResult(pages=seen, workers=workers)

@@ -3,7 +3,8 @@
 Sketches (MinHash signatures or SimHashes) and their LSH band keys are computed in phase 1,
 while the text is in hand (``phase1_prepare.prepare_batch``). The nodes of phase 4 are the distinct
 texts of the exact groups (``sql/near_nodes.sql``). Candidates are pairs of nodes of different
-groups that share a band key (an SQL self-join on an index); each candidate is **verified**
+groups that share a band key (found by sorting the band keys of their sketches in memory:
+:func:`~webdedup.algorithms.bands.candidate_pairs`); each candidate is **verified**
 before it becomes an edge: the overlap coefficient (or Jaccard) of the true shingle sets for
 ``minhash`` (in its grey zone, the Levenshtein ratio: :func:`~webdedup.algorithms.sketch.verify`),
 the SimHash similarity for ``simhash``. The ``levenshtein`` method compares each
@@ -16,14 +17,17 @@ never sketched nor compared.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..algorithms.bands import candidate_pairs
 from ..algorithms.cluster import component_edges, drop_cannot_links, group_near, groups_apart
 from ..algorithms.simhash import HASH_BITS, hamming_distances
-from ..algorithms.sketch import NearSpec, features, pair_score, text_similarity
+from ..algorithms.sketch import NearSpec, band_matrix, features, pair_score, text_similarity
 from ..algorithms.text import sketch_utf8
 from ..parallel import ordered_map
 from ..store import lenient_text, run_script, sql
@@ -34,6 +38,8 @@ from .phase1_prepare import worker_count
 
 #: Candidate pairs of the simhash method verified at a time.
 SIMHASH_BATCH = 100_000
+#: Sketches read from the run's work table at a time (their band keys go into one array).
+SKETCH_CHUNK = 100_000
 #: Candidate pairs per verification job handed to a worker process.
 VERIFY_CHUNK = 1_000
 #: Below this many candidate pairs verification stays in one process.
@@ -134,9 +140,12 @@ def _groups_apart(ctx: RunContext) -> set[tuple[int, int]]:
 
 def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, int, float]]]:
     conn = ctx.conn
+    nodes = _sketched_nodes(conn, spec)
     if spec.method == "simhash":  # the stored SimHashes are all verification needs: no cache
-        return _simhash_run(ctx, spec)
-    pairs = conn.execute(sql("near_candidates")).fetchall()
+        return _simhash_run(ctx, spec, nodes)
+    lo, hi = candidate_pairs(nodes.keys, nodes.components)
+    pairs = list(zip(nodes.ids[lo].tolist(), nodes.ids[hi].tolist(), strict=True))
+    del nodes, lo, hi
     bar = ctx.bar("verify", total=len(pairs), unit="pair")
     # minhash: true shingle sets, computed from the texts in worker processes; texts verified
     # by an earlier run (cached by their content hashes) are not verified again
@@ -197,31 +206,55 @@ def verify_chunk(
     return score_pairs(spec, feats, pairs)
 
 
-def _simhash_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, int, float]]]:
-    """Stream the candidates with their SimHashes and keep those within the distance.
+@dataclass
+class _Nodes:
+    """Phase 4's sketched nodes in id order, as arrays."""
+
+    ids: np.ndarray  # int64 page ids, ascending
+    components: np.ndarray  # int64: the exact group of each
+    keys: np.ndarray  # (nodes, bands): their band keys (sketch.band_matrix)
+    blobs: list[bytes]  # simhash: the sketches (the SimHashes); empty for minhash
+
+
+def _sketched_nodes(conn: sqlite3.Connection, spec: NearSpec) -> _Nodes:
+    """Read the nodes' sketches a chunk at a time into arrays (``sql/near_sketches.sql``)."""
+    ids: list[np.ndarray] = []
+    components: list[np.ndarray] = []
+    keys: list[np.ndarray] = []
+    kept: list[bytes] = []
+    cursor = conn.execute(sql("near_sketches"))
+    while rows := cursor.fetchmany(SKETCH_CHUNK):
+        blobs = [r[2] for r in rows]
+        ids.append(np.array([r[0] for r in rows], dtype=np.int64))
+        components.append(np.array([r[1] for r in rows], dtype=np.int64))
+        keys.append(band_matrix(spec, blobs))
+        if spec.method == "simhash":
+            kept.extend(blobs)
+    if not ids:
+        empty = np.empty(0, np.int64)
+        return _Nodes(empty, empty, np.empty((0, 1), np.int64), [])
+    return _Nodes(np.concatenate(ids), np.concatenate(components), np.concatenate(keys), kept)
+
+
+def _simhash_run(
+    ctx: RunContext, spec: NearSpec, nodes: _Nodes
+) -> tuple[int, list[tuple[int, int, float]]]:
+    """Keep the candidates within the distance, verified with array arithmetic on the
+    SimHashes of the run (8 bytes a page, in memory) a batch at a time.
 
     Random band collisions grow with the square of the pages (12 million candidates for
-    200,000 pages at 0.9): they are never held all at once, and each batch is verified with
-    array arithmetic against the SimHashes of the run (8 bytes a page, in memory).
+    200,000 pages at 0.9): the candidates are one array of pairs, 16 bytes each.
     """
-    conn = ctx.conn
-    stored = conn.execute("SELECT id, sketch FROM temp.run_sketches ORDER BY id").fetchall()
-    known = np.array([pid for pid, _ in stored], dtype=np.int64)  # sorted
-    hashes = np.frombuffer(b"".join(blob for _, blob in stored), dtype="<u8")
-    del stored
-    cursor = conn.execute(sql("near_candidates"))
-    bar = ctx.bar("verify", unit="pair")
-    candidates = 0
+    hashes = np.frombuffer(b"".join(nodes.blobs), dtype="<u8")
+    lo, hi = candidate_pairs(nodes.keys, nodes.components)
+    bar = ctx.bar("verify", total=len(lo), unit="pair")
     edges: list[tuple[int, int, float]] = []
-    while rows := cursor.fetchmany(SIMHASH_BATCH):
-        ids = np.array(rows, dtype=np.int64)
-        ha = hashes[np.searchsorted(known, ids[:, 0])]
-        hb = hashes[np.searchsorted(known, ids[:, 1])]
-        distance = hamming_distances(ha, hb)
+    for start in range(0, len(lo), SIMHASH_BATCH):
+        a, b = lo[start : start + SIMHASH_BATCH], hi[start : start + SIMHASH_BATCH]
+        distance = hamming_distances(hashes[a], hashes[b])
         for k in np.flatnonzero(distance <= spec.max_distance).tolist():
             score = round((HASH_BITS - int(distance[k])) / HASH_BITS, 6)
-            edges.append((int(ids[k, 0]), int(ids[k, 1]), score))
-        candidates += len(rows)
-        bar.update(len(rows))
+            edges.append((int(nodes.ids[a[k]]), int(nodes.ids[b[k]]), score))
+        bar.update(len(a))
     bar.close()
-    return candidates, sorted(edges)
+    return len(lo), sorted(edges)

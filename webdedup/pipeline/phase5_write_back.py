@@ -20,7 +20,6 @@ checks that no other run wrote meanwhile; :func:`run` finishes in the last, shor
 
 from __future__ import annotations
 
-import math
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -75,7 +74,6 @@ class StateCopy:
 STATE = (
     StateCopy("_webdedup_prepared", "run_prepared", ("id",)),
     StateCopy("_webdedup_sketches", "run_sketches", ("id",)),
-    StateCopy("_webdedup_bands", "run_bands", ("band_key", "id")),
     StateCopy("_webdedup_edges", "run_edges", ("a", "b")),
     StateCopy("_webdedup_nodes", "run_lev_nodes", ("id",), same_columns=False),
     StateCopy("_webdedup_verified", "run_verified", ("hash_a", "hash_b")),
@@ -87,19 +85,14 @@ SEGMENT_STATE = (
 )
 
 Hold = Callable[[], AbstractContextManager[None]]  # one timed write transaction
-_BAND_ROW_BYTES = 16  # a (band_key, id) row of the band B-tree, measured (bench.py prints it)
+#: A page's prepared row and sketch with their index entries, rewritten by an incremental run
+#: for each page of its region: about 600 bytes on the bench corpora (``scripts/bench.py
+#: --growth`` prints the state by table); rounded up, to err on the large side.
+STATE_ROW_BYTES = 1024
 
-#: A batched incremental write's prepared rows and sketches (by id) and band rows, the bulk of
-#: the region's state (save_region_incremental.sql), a batch at a time.
+#: A batched incremental write's prepared rows and sketches (by id), the bulk of the region's
+#: state (save_region_incremental.sql), a batch at a time.
 _REGION_STATE = (("_webdedup_prepared", "run_prepared"), ("_webdedup_sketches", "run_sketches"))
-_DROP_OLD_BANDS = (
-    "DELETE FROM main._webdedup_bands WHERE (band_key, id) IN "
-    "(SELECT band_key, id FROM temp.run_old_bands WHERE "
-)
-_ADD_BANDS = (
-    "INSERT OR IGNORE INTO main._webdedup_bands (band_key, id) "
-    "SELECT band_key, id FROM temp.run_bands WHERE "
-)
 
 
 def prepare(ctx: RunContext) -> None:
@@ -121,7 +114,8 @@ def batched(ctx: RunContext) -> bool:
     """Whether the write is estimated to hold the lock longer than ``write_lock`` seconds.
 
     Estimate: the rows to annotate times the database's bytes per page row (state included,
-    so it errs on the large side), twice for a full run, which also rewrites the state.
+    so it errs on the large side), twice for a full run, which also rewrites the state; an
+    incremental run adds its region's state rows (:data:`STATE_ROW_BYTES` a page).
     """
     limit = float(ctx.config.write_lock)
     if limit <= 0:
@@ -130,31 +124,10 @@ def batched(ctx: RunContext) -> bool:
     rows = int(conn.execute("SELECT count(*) FROM temp.run_write").fetchone()[0])
     full = ctx.plan is not None and ctx.plan.mode == "full"
     estimate = rows * _row_bytes(ctx) * (2 if full else 1)
-    if not full:
-        estimate += _band_bytes(ctx)
+    if not full and table_exists(conn, "run_region", schema="temp"):
+        region = int(conn.execute("SELECT count(*) FROM temp.run_region").fetchone()[0])
+        estimate += region * STATE_ROW_BYTES
     return estimate > limit * WRITE_RATE
-
-
-def _band_bytes(ctx: RunContext) -> float:
-    """Bytes an incremental run's band rows rewrite: each row deleted or inserted lands on a
-    random leaf page of the band B-tree (16 bytes a row; as many rows a page as this run's
-    sketched pages have, whatever the method), so the expected number of distinct pages it
-    dirties is ``L (1 - exp(-r / L))``."""
-    conn = ctx.conn
-
-    def rows(table: str) -> int:
-        if not table_exists(conn, table, schema="temp"):
-            return 0
-        return int(conn.execute(f"SELECT count(*) FROM temp.{table}").fetchone()[0])
-
-    new, sketched = rows("run_bands"), rows("run_sketches")
-    touched = new + rows("run_old_bands")
-    if not touched:
-        return 0.0
-    page = int(conn.execute("PRAGMA main.page_size").fetchone()[0])
-    per_page = new / max(sketched, 1)
-    leaves = max(1.0, ctx.total_pages * per_page * _BAND_ROW_BYTES / page)
-    return leaves * (1.0 - math.exp(-touched / leaves)) * page
 
 
 def _row_bytes(ctx: RunContext) -> float:
@@ -205,10 +178,6 @@ def write_ahead(ctx: RunContext, hold: Hold, changed_since: Callable[[], bool]) 
             _batches(ctx, "run_region", ("id",), spacer, partial(_execute, conn, drop, end=")"))
             add = f"INSERT INTO main.{main} SELECT * FROM temp.{temp} WHERE "
             _batches(ctx, temp, ("id",), spacer, partial(_execute, conn, add))
-        key = ("band_key", "id")
-        drop = _DROP_OLD_BANDS
-        _batches(ctx, "run_old_bands", key, spacer, partial(_execute, conn, drop, end=")"))
-        _batches(ctx, "run_bands", key, spacer, partial(_execute, conn, _ADD_BANDS))
     before = conn.total_changes
     statement = _write_back_sql(ctx)
     _batches(ctx, "run_write", ("id",), spacer, lambda _, params: conn.execute(statement, params))

@@ -21,12 +21,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from ..algorithms.segments import strip_text
-from ..algorithms.sketch import NearSpec, band_keys_from_blobs, sketch_texts
+from ..algorithms.sketch import NearSpec, sketch_texts
 from ..algorithms.text import digest_text
 from ..parallel import ordered_map
 from ..store import run_script, sql, table_exists
 from ..store.pages import PageInput, fetch_pages, page_text
-from ..store.work import Sketch, flush_bands, store_sketches
+from ..store.work import Sketch, store_sketches
 from .context import PhaseResult, RunContext
 from .phase1_prepare import worker_count
 
@@ -139,26 +139,17 @@ def _stripped(page: PageInput, drop: frozenset[int] | None) -> PageInput:
 
 
 def _resketch(ctx: RunContext, ids: Sequence[int], drops: dict[int, frozenset[int]]) -> None:
-    """Replace the sketches and band rows of ``ids`` by those of their stripped texts."""
+    """Replace the sketches of ``ids`` by those of their stripped texts."""
     conn, spec = ctx.conn, ctx.spec
     for start in range(0, len(ids), 500):
         chunk = list(ids[start : start + 500])
         marks = ", ".join("?" * len(chunk))
-        old = conn.execute(
-            f"SELECT id, sketch FROM temp.run_sketches WHERE id IN ({marks})", chunk
-        ).fetchall()
-        keys = band_keys_from_blobs(spec, [blob for _, blob in old])
-        conn.executemany(
-            "DELETE FROM temp.run_bands WHERE band_key = ? AND id = ?",
-            [(k, pid) for (pid, _), ks in zip(old, keys, strict=True) for k in ks],
-        )
         conn.execute(f"DELETE FROM temp.run_sketches WHERE id IN ({marks})", chunk)
     jobs = _jobs(ctx, ids, drops)
     workers = worker_count(ctx.config, len(ids))
     for found in ordered_map(sketch_stripped, jobs, workers):
         if found:
             store_sketches(conn, spec.scheme, [i for i, _ in found], [s for _, s in found])
-    flush_bands(conn)
 
 
 def _jobs(

@@ -22,7 +22,6 @@ STATE_TABLES = (
     "_webdedup_changes",
     "_webdedup_prepared",
     "_webdedup_sketches",
-    "_webdedup_bands",
     "_webdedup_edges",
     "_webdedup_verified",
     "_webdedup_nodes",

@@ -1,0 +1,105 @@
+"""Band collisions found by sorting arrays (algorithms/bands.py) against brute force, and the
+band keys read back from stored sketches (sketch.band_matrix) against the ones phase 1 made."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from conftest import real_texts
+
+from webdedup import Config
+from webdedup.algorithms import simhash as sh
+from webdedup.algorithms.bands import candidate_pairs, collisions
+from webdedup.algorithms.sketch import NearSpec, band_matrix, sketch_texts
+from webdedup.algorithms.text import normalize_text
+
+
+def brute_pairs(keys: np.ndarray, groups: np.ndarray | None) -> list[tuple[int, int]]:
+    out = set()
+    for a, b in itertools.combinations(range(len(keys)), 2):
+        if (keys[a] == keys[b]).any() and (groups is None or groups[a] != groups[b]):
+            out.add((a, b))
+    return sorted(out)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_candidate_pairs_are_every_shared_key(seed):
+    rng = np.random.default_rng(seed)
+    n, bands = int(rng.integers(0, 120)), int(rng.integers(1, 6))
+    # few distinct values: runs of 2 to dozens of equal keys in a column
+    keys = rng.integers(0, int(rng.integers(2, 60)), size=(n, bands)).astype(np.uint32)
+    groups = rng.integers(0, 30, size=n)
+    for g in (None, groups):
+        lo, hi = candidate_pairs(keys, g)
+        assert list(zip(lo.tolist(), hi.tolist(), strict=True)) == brute_pairs(keys, g)
+
+
+def test_candidate_pairs_of_nothing():
+    lo, hi = candidate_pairs(np.empty((0, 37), np.uint32))
+    assert lo.size == hi.size == 0
+    lo, hi = candidate_pairs(np.arange(10, dtype=np.uint32).reshape(5, 2))
+    assert lo.size == 0
+    with pytest.raises(ValueError, match="2-D"):
+        candidate_pairs(np.arange(3))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_collisions_are_every_shared_key(seed):
+    rng = np.random.default_rng(seed)
+    top = int(rng.integers(2, 50))
+    new = rng.integers(0, top, size=(int(rng.integers(1, 15)), 3))
+    stored = rng.integers(0, top, size=(int(rng.integers(0, 200)), 3))
+    i, m = collisions(new, stored)
+    got = sorted(set(zip(i.tolist(), m.tolist(), strict=True)))
+    want = sorted(
+        (a, b) for a in range(len(new)) for b in range(len(stored)) if (new[a] == stored[b]).any()
+    )
+    assert got == want
+
+
+def test_simhash_band_keys_array_equals_band_keys():
+    rng = np.random.default_rng(3)
+    hashes = np.concatenate(
+        [rng.integers(0, 2**64, size=50, dtype=np.uint64), np.array([0, 2**64 - 1], np.uint64)]
+    )
+    for d in range(64):
+        assert sh.band_keys_array(hashes, d).tolist() == [sh.band_keys(int(h), d) for h in hashes]
+
+
+@pytest.mark.parametrize("method", ["minhash", "simhash"])
+def test_band_matrix_reads_back_the_keys_of_sketch_texts(method):
+    spec = NearSpec.from_config(Config(method=method))
+    texts = [normalize_text(t["text"]) for t in real_texts()[:40]]
+    sketches = sketch_texts(spec, texts)
+    keys = band_matrix(spec, [blob for blob, _ in sketches])
+    if method == "minhash":
+        assert keys.shape == (40, spec.bands) and keys.dtype == np.uint32
+        # the listed keys carry their band in the high bits, so bands never meet when pooled
+        assert [[k >> 32 for k in listed] for _, listed in sketches] == [
+            list(range(spec.bands))
+        ] * 40
+        assert keys.tolist() == [[k & 0xFFFFFFFF for k in listed] for _, listed in sketches]
+    else:
+        assert keys.tolist() == [listed for _, listed in sketches]
+
+
+def test_band_matrix_refuses_a_signature_of_the_old_layout():
+    spec = NearSpec.from_config(Config())
+    old = spec.hasher().serialize(spec.hasher().signature(np.arange(10, dtype=np.uint64)))
+    with pytest.raises(ValueError, match="full pass"):
+        band_matrix(spec, [old])
+
+
+def test_near_copies_of_real_texts_share_a_band_and_others_do_not():
+    spec = NearSpec.from_config(Config())
+    texts = [normalize_text(t["text"]) for t in real_texts()[:200]]
+    texts = [t for t in texts if len(t.split()) > 300][:30]
+    copies = [t.replace(" the ", " a ", 2) for t in texts]  # two words changed
+    keys = band_matrix(spec, [blob for blob, _ in sketch_texts(spec, texts + copies)])
+    lo, hi = candidate_pairs(keys)
+    pairs = set(zip(lo.tolist(), hi.tolist(), strict=True))
+    n = len(texts)
+    assert {(i, i + n) for i in range(n)} <= pairs
+    assert len(pairs) <= n + 3  # different real articles: (almost) never a candidate

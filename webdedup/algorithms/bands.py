@@ -1,0 +1,132 @@
+"""LSH band collisions, found by sorting arrays of band keys (pure: no I/O).
+
+A sketched page has one key per band: a row of a ``(pages, bands)`` matrix
+(:func:`~webdedup.algorithms.sketch.band_matrix` reads it from stored sketches). Two pages
+are near-duplicate *candidates* when they have the same key in the same column (band).
+
+- :func:`candidate_pairs`: every such pair among the pages of a run (phase 4), a column at a
+  time: sort the column, and the pages of each run of equal keys pair up.
+- :func:`collisions`: which of many stored pages share a key with a few new ones (a nightly
+  run growing its region), a chunk of stored pages at a time.
+
+No index on disk holds band keys: a run sorts the columns it needs (a million pages' 37
+columns of 32-bit keys are 148 MB, sorted in seconds), and the state keeps only each page's
+row of keys (its sketch).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def candidate_pairs(
+    keys: np.ndarray, groups: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct row pairs ``(lo, hi)``, ``lo < hi``, that share a key in some column,
+    sorted; with ``groups`` (one value a row) only pairs of rows in different groups.
+
+    Rows are indexes into ``keys``: give the pages sorted by id and the pairs come out in
+    id order.
+
+    >>> k = np.array([[1, 7], [1, 8], [2, 8], [3, 9]], dtype=np.uint32)
+    >>> lo, hi = candidate_pairs(k)
+    >>> list(zip(lo.tolist(), hi.tolist()))
+    [(0, 1), (1, 2)]
+    >>> lo, hi = candidate_pairs(k, groups=np.array([5, 5, 6, 7]))
+    >>> list(zip(lo.tolist(), hi.tolist()))
+    [(1, 2)]
+    """
+    keys = np.asarray(keys)
+    if keys.ndim != 2:
+        raise ValueError("keys must be a 2-D array: one row of band keys a page")
+    n = keys.shape[0]
+    found: list[np.ndarray] = []
+    for j in range(keys.shape[1]):
+        a, b = _equal_runs(keys[:, j])
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        if groups is not None:
+            keep = groups[lo] != groups[hi]
+            lo, hi = lo[keep], hi[keep]
+        found.append(lo.astype(np.uint64) * np.uint64(n) + hi.astype(np.uint64))
+    codes = np.unique(np.concatenate(found)) if found else np.empty(0, np.uint64)
+    if n == 0:
+        return codes.astype(np.int64), codes.astype(np.int64)
+    return (codes // np.uint64(n)).astype(np.int64), (codes % np.uint64(n)).astype(np.int64)
+
+
+def _equal_runs(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of rows with equal values in ``column`` (each pair once, either order).
+
+    Sort the column; a row at sorted position ``p`` in a run of equal values ending before
+    ``end[p]`` pairs with the rows at ``p + 1 .. end[p] - 1``: one vectorized step per
+    distance ``d``, over the rows whose run is still longer than ``d``.
+    """
+    order = np.argsort(column, kind="stable")
+    ordered = column[order]
+    size = len(ordered)
+    if size < 2:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    ends = np.append(starts[1:], size)
+    long = (ends - starts) > 1
+    if not long.any():
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    starts, ends = starts[long], ends[long]
+    lengths = ends - starts
+    pos = np.repeat(starts, lengths) + _ramp(lengths)  # every position in a run of 2 or more
+    end = np.repeat(ends, lengths)
+    a: list[np.ndarray] = []
+    b: list[np.ndarray] = []
+    d = 1
+    while pos.size:
+        inside = pos + d < end
+        pos, end = pos[inside], end[inside]
+        a.append(order[pos])
+        b.append(order[pos + d])
+        d += 1
+    return np.concatenate(a).astype(np.int64), np.concatenate(b).astype(np.int64)
+
+
+def _ramp(lengths: np.ndarray) -> np.ndarray:
+    """``0, 1, .., n-1`` for each ``n`` of ``lengths``, concatenated.
+
+    >>> _ramp(np.array([2, 3])).tolist()
+    [0, 1, 0, 1, 2]
+    """
+    total = int(lengths.sum())
+    firsts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return np.arange(total, dtype=np.int64) - firsts
+
+
+def collisions(new: np.ndarray, stored: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row pairs ``(i, m)``: row ``i`` of ``new`` and row ``m`` of ``stored`` have the same key
+    in some column (a pair may come once per column it collides in).
+
+    >>> new = np.array([[1, 2]], dtype=np.uint32)
+    >>> stored = np.array([[1, 5], [4, 2], [3, 3]], dtype=np.uint32)
+    >>> i, m = collisions(new, stored)
+    >>> sorted(zip(i.tolist(), m.tolist()))
+    [(0, 0), (0, 1)]
+    """
+    new, stored = np.asarray(new), np.asarray(stored)
+    if new.ndim != 2 or stored.ndim != 2 or (len(stored) and new.shape[1] != stored.shape[1]):
+        raise ValueError("new and stored must be 2-D arrays of band keys with as many columns")
+    out_i: list[np.ndarray] = []
+    out_m: list[np.ndarray] = []
+    for j in range(new.shape[1]):
+        order = np.argsort(new[:, j], kind="stable")
+        ordered = new[order, j]
+        left = np.searchsorted(ordered, stored[:, j], side="left")
+        right = np.searchsorted(ordered, stored[:, j], side="right")
+        hit = np.flatnonzero(right > left)
+        if not hit.size:
+            continue
+        counts = right[hit] - left[hit]
+        out_m.append(np.repeat(hit, counts))
+        out_i.append(order[np.repeat(left[hit], counts) + _ramp(counts)])
+    if not out_i:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return (
+        np.concatenate(out_i).astype(np.int64),
+        np.concatenate(out_m).astype(np.int64),
+    )
