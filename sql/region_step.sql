@@ -8,11 +8,11 @@ UNION
 SELECT url_key, content_hash FROM temp.run_prepared WHERE id IN (SELECT id FROM temp.run_frontier);
 DELETE FROM temp.run_next;
 INSERT OR IGNORE INTO temp.run_next (id)
-SELECT p.id FROM main._webdedup_prepared AS p
-WHERE p.url_key IN (SELECT url_key FROM temp.run_frontier_keys)
+SELECT k.id FROM main._webdedup_url_keys AS k
+WHERE k.url_key IN (SELECT url_key FROM temp.run_frontier_keys)
 UNION
-SELECT p.id FROM main._webdedup_prepared AS p
-WHERE p.content_hash IN (SELECT content_hash FROM temp.run_frontier_keys)
+SELECT k.id FROM main._webdedup_content_hashes AS k
+WHERE k.content_hash IN (SELECT content_hash FROM temp.run_frontier_keys)
 UNION
 SELECT e.b FROM main._webdedup_edges AS e WHERE e.a IN (SELECT id FROM temp.run_frontier)
 UNION

@@ -19,3 +19,16 @@ LEFT JOIN (SELECT content_hash, COUNT(*) AS exact_group_size
            FROM temp.run_prepared WHERE ignored IS NULL GROUP BY content_hash) AS x
        ON x.content_hash = p.content_hash AND p.ignored IS NULL
 ORDER BY a.id;
+-- The state's lookup tables (main._webdedup_url_keys, main._webdedup_content_hashes) as this
+-- run leaves them for its pages, in key order: phase 5 copies them in that order.
+DROP TABLE IF EXISTS temp.run_url_keys;
+CREATE TEMP TABLE run_url_keys (url_key TEXT NOT NULL, id INTEGER NOT NULL,
+                                PRIMARY KEY (url_key, id)) WITHOUT ROWID;
+INSERT INTO temp.run_url_keys
+SELECT url_key, id FROM temp.run_prepared ORDER BY url_key, id;
+DROP TABLE IF EXISTS temp.run_content_hashes;
+CREATE TEMP TABLE run_content_hashes (content_hash TEXT NOT NULL, id INTEGER NOT NULL,
+                                      PRIMARY KEY (content_hash, id)) WITHOUT ROWID;
+INSERT INTO temp.run_content_hashes
+SELECT content_hash, id FROM temp.run_prepared WHERE content_hash IS NOT NULL
+ORDER BY content_hash, id;

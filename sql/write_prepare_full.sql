@@ -2,6 +2,4 @@
 -- built here in one sorted pass each. With the same columns and indexes on both sides,
 -- `INSERT INTO main.x SELECT * FROM temp.y` copies rows and index entries as they are
 -- (SQLite's transfer optimization) instead of inserting index entries one at a time.
-CREATE INDEX IF NOT EXISTS temp.run_prepared_url_key ON run_prepared(url_key);
-CREATE INDEX IF NOT EXISTS temp.run_prepared_content_hash ON run_prepared(content_hash);
 CREATE INDEX IF NOT EXISTS temp.run_edges_b ON run_edges(b);

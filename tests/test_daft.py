@@ -33,6 +33,8 @@ from webdedup.store.counts import count as count_pages
 SCRIPTS = ROOT / "scripts"
 STATE = (
     "_webdedup_prepared",
+    "_webdedup_url_keys",
+    "_webdedup_content_hashes",
     "_webdedup_sketches",
     "_webdedup_edges",
     "_webdedup_verified",

@@ -111,6 +111,8 @@ def state(path: Path) -> tuple[list, ...]:
             for t in (
                 "_webdedup_sketches",
                 "_webdedup_prepared",
+                "_webdedup_url_keys",
+                "_webdedup_content_hashes",
                 "_webdedup_edges",
                 "_webdedup_nodes",
             )
@@ -424,15 +426,10 @@ def test_sigkill_in_any_phase_of_an_incremental_run(tmp_path, phase):
 
 
 @pytest.mark.parametrize("method", ["minhash", "simhash"])
-def test_state_with_a_band_table_from_schema_7(tmp_path, method):
-    # schema 7 kept 37 band rows a page in _webdedup_bands and a minhash page's signature as
-    # its sketch; schema 8 drops the table. minhash: the fingerprint changed, so one full run
-    # replaces the signatures by band keys; simhash: its state is still good, incremental
-    import hashlib
-    import json
-
-    from webdedup import Config
-
+def test_state_from_schema_7_gets_one_full_run(tmp_path, method):
+    # schema 7 kept 37 band rows a page in _webdedup_bands, a minhash page's signature as its
+    # sketch, and indexes on _webdedup_prepared(url_key, content_hash) where schema 8 has
+    # lookup tables filled in key order: one full run (which also drops the band table)
     path = write_pages(tmp_path / "crawl.sqlite", [page(i, i % 4, 1) for i in range(8)])
     d = Deduplicator(method=method)
     d.run_on_db(path)
@@ -442,27 +439,36 @@ def test_state_with_a_band_table_from_schema_7(tmp_path, method):
             "PRIMARY KEY (band_key, id)) WITHOUT ROWID"
         )
         conn.execute("INSERT INTO _webdedup_bands SELECT 7, id FROM _webdedup_sketches")
+        conn.execute("DROP TABLE _webdedup_url_keys")
+        conn.execute("DROP TABLE _webdedup_content_hashes")
+        conn.execute("CREATE INDEX _webdedup_prepared_url_key ON _webdedup_prepared(url_key)")
         conn.execute("UPDATE _webdedup_meta SET value = '7' WHERE key = 'schema_version'")
-        if method == "minhash":
-            old = Config().shaping_parameters()
-            del old["sketch"]
-            blob = json.dumps(old, sort_keys=True).encode()
+        if method == "minhash":  # a 128-value signature (16-byte header + 512 bytes)
             conn.execute(
-                "UPDATE _webdedup_meta SET value = ? WHERE key = 'fingerprint'",
-                (hashlib.sha1(blob).hexdigest()[:16],),
-            )
-            conn.execute(  # a 128-value signature (16-byte header + 512 bytes)
                 "UPDATE _webdedup_sketches SET scheme = 'minhash-v3:k=5:perm=128:seed=1', "
                 "sketch = zeroblob(528)"
             )
     insert(path, [page(30, 1, 2)])
-    again = d.run_on_db(path)
-    assert again.mode == ("full" if method == "minhash" else "incremental")
+    messages: list[str] = []
+    assert d.run_on_db(path, on_message=messages.append).mode == "full"
+    assert "older webdedup (schema 7)" in messages[0]
     with sqlite3.connect(path) as conn:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
         sizes = {r[0] for r in conn.execute("SELECT length(sketch) FROM _webdedup_sketches")}
-    assert "_webdedup_bands" not in tables
+        lookups = [
+            conn.execute("SELECT * FROM _webdedup_url_keys ORDER BY 2").fetchall(),
+            conn.execute("SELECT * FROM _webdedup_content_hashes ORDER BY 2").fetchall(),
+        ]
+        prepared = [
+            conn.execute("SELECT url_key, id FROM _webdedup_prepared ORDER BY 2").fetchall(),
+            conn.execute(
+                "SELECT content_hash, id FROM _webdedup_prepared "
+                "WHERE content_hash IS NOT NULL ORDER BY 2"
+            ).fetchall(),
+        ]
+    assert not {"_webdedup_bands", "_webdedup_prepared_url_key"} & names
     assert sizes == {148 if method == "minhash" else 8}
+    assert lookups == prepared and len(prepared[0]) == 9
     assert annotations(path) == full_twin(path, tmp_path, method)
     insert(path, [page(31, 2, 3)])
     assert d.run_on_db(path).mode == "incremental"

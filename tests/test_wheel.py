@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import site
 import sqlite3
 import subprocess
@@ -13,6 +14,24 @@ from pathlib import Path
 from conftest import ROOT, annotations, crawl_with_duplicates, write_pages
 
 
+def source_tree(tmp_path: Path) -> Path:
+    """A copy of the checkout's files that git knows or would add (tracked, or untracked and
+    not ignored): setuptools reuses a checkout's ``build/`` folder, so a wheel built in place
+    can carry files deleted or renamed since (two migrations of one number, once)."""
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+    )
+    if listed.returncode != 0:  # not a git checkout (an unpacked sdist): as it is
+        return ROOT
+    src = tmp_path / "src"
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        if (ROOT / name).is_file():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, src / name)
+    return src
+
+
 def test_wheel_installs_and_runs_from_a_fresh_virtualenv(tmp_path: Path):
     dist = tmp_path / "dist"
     subprocess.run(
@@ -21,7 +40,7 @@ def test_wheel_installs_and_runs_from_a_fresh_virtualenv(tmp_path: Path):
             "-m",
             "pip",
             "wheel",
-            str(ROOT),
+            str(source_tree(tmp_path)),
             "--no-deps",
             "--no-build-isolation",
             "--no-index",

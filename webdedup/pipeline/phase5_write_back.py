@@ -73,6 +73,8 @@ class StateCopy:
 #: Every state table a full run replaces, and from where.
 STATE = (
     StateCopy("_webdedup_prepared", "run_prepared", ("id",)),
+    StateCopy("_webdedup_url_keys", "run_url_keys", ("url_key", "id")),
+    StateCopy("_webdedup_content_hashes", "run_content_hashes", ("content_hash", "id")),
     StateCopy("_webdedup_sketches", "run_sketches", ("id",)),
     StateCopy("_webdedup_edges", "run_edges", ("a", "b")),
     StateCopy("_webdedup_nodes", "run_lev_nodes", ("id",), same_columns=False),
@@ -93,6 +95,13 @@ STATE_ROW_BYTES = 1024
 #: A batched incremental write's prepared rows and sketches (by id), the bulk of the region's
 #: state (save_region_incremental.sql), a batch at a time.
 _REGION_STATE = (("_webdedup_prepared", "run_prepared"), ("_webdedup_sketches", "run_sketches"))
+#: ... and the lookup rows of the prepared rows (main table, this run's rows, the stored rows
+#: they replace, key), in key order.
+_REGION_KEYS = (
+    ("_webdedup_url_keys", "run_url_keys", "run_old_url_keys", ("url_key", "id")),
+    ("_webdedup_content_hashes", "run_content_hashes", "run_old_content_hashes",
+     ("content_hash", "id")),
+)
 
 
 def prepare(ctx: RunContext) -> None:
@@ -106,7 +115,9 @@ def prepare(ctx: RunContext) -> None:
         rowid=quote(layout.rowid),
     )
     ctx.batched_write = batched(ctx)
-    if ctx.plan is not None and ctx.plan.mode == "full" and not ctx.batched_write:
+    if ctx.plan is not None and ctx.plan.mode == "incremental":
+        run_script(ctx.conn, "write_prepare_incremental")
+    elif ctx.plan is not None and not ctx.batched_write:
         run_script(ctx.conn, "write_prepare_full")
 
 
@@ -173,6 +184,13 @@ def write_ahead(ctx: RunContext, hold: Hold, changed_since: Callable[[], bool]) 
             empty = partial(conn.execute, f"DELETE FROM main.{quote(copy.main)}")
             _batches(ctx, copy.temp, copy.key, spacer, partial(_execute, conn, insert), empty)
     else:  # the bulk of the region's state (save_region_incremental.sql), old rows out first
+        for main, temp, old, key in _REGION_KEYS:
+            cols = ", ".join(key)
+            drop = f"DELETE FROM main.{main} WHERE ({cols}) IN (SELECT {cols} FROM temp.{old} "
+            drop += "WHERE "
+            _batches(ctx, old, key, spacer, partial(_execute, conn, drop, end=")"))
+            add = f"INSERT OR IGNORE INTO main.{main} SELECT * FROM temp.{temp} WHERE "
+            _batches(ctx, temp, key, spacer, partial(_execute, conn, add))
         for main, temp in _REGION_STATE:
             drop = f"DELETE FROM main.{main} WHERE id IN (SELECT id FROM temp.run_region WHERE "
             _batches(ctx, "run_region", ("id",), spacer, partial(_execute, conn, drop, end=")"))
