@@ -139,44 +139,60 @@ def _groups_apart(ctx: RunContext) -> set[tuple[int, int]]:
 
 
 def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, int, float]]]:
+    """Candidates by band collision, verified: minhash on the true shingle sets, computed
+    from the texts in worker processes (texts verified by an earlier run, cached by their
+    content hashes, are not verified again); simhash on the SimHashes.
+
+    The pairs stay in arrays and the scores go to ``temp.run_scores`` as they come: a
+    million pages have about a million candidates, which as Python tuples and dicts (with
+    the nodes' content hashes) took several hundred MB.
+    """
     conn = ctx.conn
     nodes = _sketched_nodes(conn, spec)
     if spec.method == "simhash":  # the stored SimHashes are all verification needs: no cache
         return _simhash_run(ctx, spec, nodes)
     lo, hi = candidate_pairs(nodes.keys, nodes.components)
-    pairs = list(zip(nodes.ids[lo].tolist(), nodes.ids[hi].tolist(), strict=True))
+    first, second = nodes.ids[lo], nodes.ids[hi]
     del nodes, lo, hi
-    bar = ctx.bar("verify", total=len(pairs), unit="pair")
-    # minhash: true shingle sets, computed from the texts in worker processes; texts verified
-    # by an earlier run (cached by their content hashes) are not verified again
-    hashes = dict(conn.execute(sql("near_node_hashes")))
-    scores: dict[tuple[int, int], float] = {}
-    todo = pairs
+    bar = ctx.bar("verify", total=len(first), unit="pair")
     if ctx.incremental and not ctx.config.strip_segments:  # stripped texts change with counts
-        todo = []
-        for a, b in pairs:
-            cached = conn.execute(sql("verified_lookup"), _hash_pair(hashes, a, b)).fetchone()
-            if cached is None:
-                todo.append((a, b))
-            else:
-                scores[(a, b)] = cached[0]
-        bar.update(len(pairs) - len(todo))
-    workers = worker_count(ctx.config, len(todo), minimum=PARALLEL_MIN_PAIRS)
-    chunks = [todo[i : i + VERIFY_CHUNK] for i in range(0, len(todo), VERIFY_CHUNK)]
+        conn.executemany(
+            "INSERT INTO temp.run_candidates (a, b) VALUES (?, ?)",
+            zip(first.tolist(), second.tolist(), strict=True),
+        )
+        run_script(conn, "verified_cached")  # into run_scores
+        cached = conn.execute("SELECT count(*) FROM temp.run_scores").fetchone()[0]
+        if cached:
+            known = set(conn.execute("SELECT a, b FROM temp.run_scores"))
+            pairs = zip(first.tolist(), second.tolist(), strict=True)
+            todo = np.array([pair not in known for pair in pairs], dtype=bool)
+            first, second = first[todo], second[todo]
+        bar.update(cached)
+    workers = worker_count(ctx.config, len(first), minimum=PARALLEL_MIN_PAIRS)
+    starts = range(0, len(first), VERIFY_CHUNK)
+
+    def chunk(start: int) -> list[tuple[int, int]]:
+        end = start + VERIFY_CHUNK
+        return list(zip(first[start:end].tolist(), second[start:end].tolist(), strict=True))
+
     jobs = (
-        (spec, _verify_pages(ctx, {x for pair in chunk for x in pair}), chunk)
-        for chunk in chunks
+        (spec, _verify_pages(ctx, {x for pair in pairs for x in pair}), pairs)
+        for pairs in map(chunk, starts)
     )
-    for chunk, found in zip(chunks, ordered_map(verify_chunk, jobs, workers), strict=True):
-        scores.update(found)
-        bar.update(len(chunk))
+    for found in ordered_map(verify_chunk, jobs, workers):
+        conn.executemany(
+            "INSERT INTO temp.run_scores (a, b, score) VALUES (?, ?, ?)",
+            [(a, b, s) for (a, b), s in found.items()],
+        )
+        bar.update(len(found))
     bar.close()
-    conn.executemany(
-        "INSERT OR IGNORE INTO temp.run_verified (hash_a, hash_b, score) VALUES (?, ?, ?)",
-        [(*_hash_pair(hashes, a, b), s) for (a, b), s in scores.items()],
-    )
-    edges = [(a, b, s) for (a, b), s in sorted(scores.items()) if s >= spec.threshold]
-    return len(pairs), edges
+    run_script(conn, "verified_save")  # the scores by content-hash pair, for later runs
+    edges = conn.execute(
+        "SELECT a, b, score FROM temp.run_scores WHERE score >= ? ORDER BY a, b",
+        (spec.threshold,),
+    ).fetchall()
+    candidates = conn.execute("SELECT count(*) FROM temp.run_scores").fetchone()[0]
+    return int(candidates), [(int(a), int(b), float(s)) for a, b, s in edges]
 
 
 def _verify_pages(ctx: RunContext, ids: set[int]) -> dict[int, PageInput]:
@@ -184,11 +200,6 @@ def _verify_pages(ctx: RunContext, ids: set[int]) -> dict[int, PageInput]:
     with lenient_text(ctx.conn, bytes):  # decoded by the workers (page_text)
         pages = fetch_pages(ctx.conn, ctx.layout, ids)
     return segments.stripped_pages(ctx, pages) if ctx.config.strip_segments else pages
-
-
-def _hash_pair(hashes: dict[int, str], a: int, b: int) -> tuple[str, str]:
-    ha, hb = hashes[a], hashes[b]
-    return (ha, hb) if ha < hb else (hb, ha)
 
 
 def score_pairs(

@@ -1,0 +1,11 @@
+-- The candidate pairs of an incremental run whose texts an earlier run verified (the cache
+-- is keyed by the content-hash pair, smaller first): their stored scores.
+INSERT INTO temp.run_scores (a, b, score)
+SELECT c.a, c.b, v.score
+FROM temp.run_candidates AS c
+CROSS JOIN temp.run_prepared AS pa
+CROSS JOIN temp.run_prepared AS pb
+CROSS JOIN main._webdedup_verified AS v
+WHERE pa.id = c.a AND pb.id = c.b
+  AND v.hash_a = min(pa.content_hash, pb.content_hash)
+  AND v.hash_b = max(pa.content_hash, pb.content_hash);
