@@ -196,6 +196,8 @@ def growth(corpus: Path, total: int, work: Path) -> None:
             flush=True,
         )
         print("    phases: " + ", ".join(f"{k} {v:.1f} s" for k, v in r["timings"].items()))
+        pairs = r["candidates"]
+        print(f"    near-duplicate candidates {pairs:,} ({pairs / n:.2f} a page)")
         print(
             "    state, bytes a page: "
             + ", ".join(f"{k} {v / n:,.0f}" for k, v in list(r["state_tables"].items())[:4])
