@@ -11,7 +11,7 @@ from conftest import real_texts
 
 from webdedup import Config
 from webdedup.algorithms import simhash as sh
-from webdedup.algorithms.bands import candidate_pairs, collisions
+from webdedup.algorithms.bands import candidate_pairs, collisions, pairs_by_band
 from webdedup.algorithms.sketch import NearSpec, band_matrix, sketch_texts
 from webdedup.algorithms.text import normalize_text
 
@@ -105,3 +105,17 @@ def test_near_copies_of_real_texts_share_a_band_and_others_do_not():
     n = len(texts)
     assert {(i, i + n) for i in range(n)} <= pairs
     assert len(pairs) <= n + 3  # different real articles: (almost) never a candidate
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pairs_by_band_gives_each_pair_once(seed):
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, 5, size=(60, 4)).astype(np.uint32)
+    groups = rng.integers(0, 20, size=60)
+    given = [
+        pair
+        for lo, hi in pairs_by_band(keys, groups)
+        for pair in zip(lo.tolist(), hi.tolist(), strict=True)
+    ]
+    assert len(given) == len(set(given))
+    assert sorted(given) == brute_pairs(keys, groups)

@@ -473,3 +473,24 @@ def test_state_from_schema_7_gets_one_full_run(tmp_path, method):
     insert(path, [page(31, 2, 3)])
     assert d.run_on_db(path).mode == "incremental"
     assert annotations(path) == full_twin(path, tmp_path, method)
+
+
+@pytest.mark.parametrize("method", ["simhash", "levenshtein"])
+def test_schema_7_state_migrated_outside_a_run_still_grows_regions(tmp_path, method):
+    # add_content_hash_column (like a verdict posted in the review app) migrates the state
+    # without a run: schema 8's lookup tables must hold the stored rows, or the next nightly
+    # run (incremental: nothing else changed for these methods) would miss URL/text links
+    pages = [page(i, i % 4, 1) for i in range(8)]
+    path = write_pages(tmp_path / "crawl.sqlite", pages)
+    d = Deduplicator(method=method)
+    d.run_on_db(path)
+    with sqlite3.connect(path) as conn:  # as schema 7 left it
+        conn.execute("DROP TABLE _webdedup_url_keys")
+        conn.execute("DROP TABLE _webdedup_content_hashes")
+        conn.execute("UPDATE _webdedup_meta SET value = '7' WHERE key = 'schema_version'")
+    Deduplicator.add_content_hash_column(path)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM _webdedup_url_keys").fetchone()[0] == 8
+    insert(path, [page(1, 2, 2), page(30, 1, 2)])  # a re-crawl of one URL, a copy of a text
+    assert d.run_on_db(path).mode == "incremental"
+    assert annotations(path) == full_twin(path, tmp_path, method)

@@ -16,6 +16,8 @@ row of keys (its sketch).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 
@@ -26,7 +28,8 @@ def candidate_pairs(
     sorted; with ``groups`` (one value a row) only pairs of rows in different groups.
 
     Rows are indexes into ``keys``: give the pages sorted by id and the pairs come out in
-    id order.
+    id order. Holds the distinct pairs (16 bytes each); :func:`pairs_by_band` yields them a
+    column at a time.
 
     >>> k = np.array([[1, 7], [1, 8], [2, 8], [3, 9]], dtype=np.uint32)
     >>> lo, hi = candidate_pairs(k)
@@ -36,22 +39,37 @@ def candidate_pairs(
     >>> list(zip(lo.tolist(), hi.tolist()))
     [(1, 2)]
     """
+    n = np.uint64(max(len(keys), 1))
+    codes = [
+        lo.astype(np.uint64) * n + hi.astype(np.uint64) for lo, hi in pairs_by_band(keys, groups)
+    ]
+    merged = np.sort(np.concatenate(codes)) if codes else np.empty(0, np.uint64)
+    return (merged // n).astype(np.int64), (merged % n).astype(np.int64)
+
+
+def pairs_by_band(
+    keys: np.ndarray, groups: np.ndarray | None = None
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """:func:`candidate_pairs` a column at a time, each pair once: in the first column where
+    its rows share a key (unsorted). Memory: one column's pairs.
+
+    >>> k = np.array([[1, 7], [1, 7], [2, 8], [3, 8]], dtype=np.uint32)
+    >>> [(lo.tolist(), hi.tolist()) for lo, hi in pairs_by_band(k)]
+    [([0], [1]), ([2], [3])]
+    """
     keys = np.asarray(keys)
     if keys.ndim != 2:
         raise ValueError("keys must be a 2-D array: one row of band keys a page")
-    n = keys.shape[0]
-    found: list[np.ndarray] = []
     for j in range(keys.shape[1]):
         a, b = _equal_runs(keys[:, j])
         lo, hi = np.minimum(a, b), np.maximum(a, b)
+        keep = np.ones(len(lo), dtype=bool)
         if groups is not None:
-            keep = groups[lo] != groups[hi]
-            lo, hi = lo[keep], hi[keep]
-        found.append(lo.astype(np.uint64) * np.uint64(n) + hi.astype(np.uint64))
-    codes = np.unique(np.concatenate(found)) if found else np.empty(0, np.uint64)
-    if n == 0:
-        return codes.astype(np.int64), codes.astype(np.int64)
-    return (codes // np.uint64(n)).astype(np.int64), (codes % np.uint64(n)).astype(np.int64)
+            keep &= groups[lo] != groups[hi]
+        if j:  # met in an earlier column: already given
+            keep &= (keys[lo, :j] != keys[hi, :j]).all(axis=1)
+        if keep.any():
+            yield lo[keep], hi[keep]
 
 
 def _equal_runs(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

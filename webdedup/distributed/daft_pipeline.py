@@ -690,7 +690,7 @@ class _Run:
 
     def candidates(self) -> int:
         """Phase 4's nodes (``sql/near_nodes.sql``) and their candidate pairs: band keys
-        exploded and self-joined (``sql/near_candidates.sql``)."""
+        exploded and self-joined (as ``algorithms.bands.candidate_pairs`` pairs them)."""
         from daft import col, lit
 
         self.nodes = (

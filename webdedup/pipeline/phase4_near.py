@@ -1,6 +1,6 @@
 """Phase 4, near-duplicates: candidates, verification, clustering.
 
-Sketches (MinHash signatures or SimHashes) and their LSH band keys are computed in phase 1,
+Sketches (for ``minhash`` its LSH band keys, for ``simhash`` the SimHash) are computed in phase 1,
 while the text is in hand (``phase1_prepare.prepare_batch``). The nodes of phase 4 are the distinct
 texts of the exact groups (``sql/near_nodes.sql``). Candidates are pairs of nodes of different
 groups that share a band key (found by sorting the band keys of their sketches in memory:
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms.bands import candidate_pairs
+from ..algorithms.bands import candidate_pairs, pairs_by_band
 from ..algorithms.cluster import component_edges, drop_cannot_links, group_near, groups_apart
 from ..algorithms.simhash import HASH_BITS, hamming_distances
 from ..algorithms.sketch import NearSpec, band_matrix, features, pair_score, text_similarity
@@ -251,21 +251,24 @@ def _simhash_run(
     ctx: RunContext, spec: NearSpec, nodes: _Nodes
 ) -> tuple[int, list[tuple[int, int, float]]]:
     """Keep the candidates within the distance, verified with array arithmetic on the
-    SimHashes of the run (8 bytes a page, in memory) a batch at a time.
+    SimHashes of the run (8 bytes a page, in memory).
 
     Random band collisions grow with the square of the pages (12 million candidates for
-    200,000 pages at 0.9): the candidates are one array of pairs, 16 bytes each.
+    200,000 pages at 0.9): they come a band at a time (each pair once, in the first band its
+    pages share) and are verified a batch at a time; only the edges are kept.
     """
     hashes = np.frombuffer(b"".join(nodes.blobs), dtype="<u8")
-    lo, hi = candidate_pairs(nodes.keys, nodes.components)
-    bar = ctx.bar("verify", total=len(lo), unit="pair")
+    bar = ctx.bar("verify", unit="pair")
+    candidates = 0
     edges: list[tuple[int, int, float]] = []
-    for start in range(0, len(lo), SIMHASH_BATCH):
-        a, b = lo[start : start + SIMHASH_BATCH], hi[start : start + SIMHASH_BATCH]
-        distance = hamming_distances(hashes[a], hashes[b])
-        for k in np.flatnonzero(distance <= spec.max_distance).tolist():
-            score = round((HASH_BITS - int(distance[k])) / HASH_BITS, 6)
-            edges.append((int(nodes.ids[a[k]]), int(nodes.ids[b[k]]), score))
-        bar.update(len(a))
+    for lo, hi in pairs_by_band(nodes.keys, nodes.components):
+        for start in range(0, len(lo), SIMHASH_BATCH):
+            a, b = lo[start : start + SIMHASH_BATCH], hi[start : start + SIMHASH_BATCH]
+            distance = hamming_distances(hashes[a], hashes[b])
+            for k in np.flatnonzero(distance <= spec.max_distance).tolist():
+                score = round((HASH_BITS - int(distance[k])) / HASH_BITS, 6)
+                edges.append((int(nodes.ids[a[k]]), int(nodes.ids[b[k]]), score))
+            candidates += len(a)
+            bar.update(len(a))
     bar.close()
-    return len(lo), sorted(edges)
+    return candidates, sorted(edges)
