@@ -87,9 +87,9 @@ SEGMENT_STATE = (
 )
 
 Hold = Callable[[], AbstractContextManager[None]]  # one timed write transaction
-#: A page's prepared row and sketch with their index entries, rewritten by an incremental run
-#: for each page of its region: about 600 bytes on the bench corpora (``scripts/bench.py
-#: --growth`` prints the state by table); rounded up, to err on the large side.
+#: A page's prepared row, sketch and two lookup rows, rewritten by an incremental run for each
+#: page of its region: about 650 bytes on the bench corpora (``scripts/bench.py --growth``
+#: prints the state by table); rounded up, to err on the large side.
 STATE_ROW_BYTES = 1024
 
 #: A batched incremental write's prepared rows and sketches (by id), the bulk of the region's
