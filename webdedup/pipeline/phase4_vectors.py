@@ -148,8 +148,12 @@ def run(ctx: RunContext) -> NearResult:
         where = {pid: k for k, pid in enumerate(ids)}
 
         def score_of(x: int, y: int) -> float:
-            pair = (np.array([where[x]]), np.array([where[y]]))
-            return vec.spooled_scores(spec, spool, *pair, grey_texts)[0]
+            # x, y are exact groups' winners: a winner need not be its group's node
+            if x in where and y in where:
+                pair = (np.array([where[x]]), np.array([where[y]]))
+                return vec.spooled_scores(spec, spool, *pair, grey_texts)[0]
+            texts = fetch_texts(conn, ctx.layout, (x, y))
+            return vec.verdict_scores(model, spec, [texts[x]], [texts[y]])[0]
 
         # as every method: language guard, reviewers' verdicts, stars in election order
         edges = cluster_edges(ctx, edges, component, score_of)
