@@ -169,3 +169,34 @@ def test_the_vectors_progress_bar_reaches_its_end(
     assert "(100%)" in lines[-1], lines[-1]
     done, total = lines[-1].split()[1].split("/")
     assert done == total
+
+
+def test_chain_floor_scores_take_any_pages_not_only_the_spooled_nodes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Grouping asks for the score of two exact groups' winners, and a winner need not be the
+    page its group's text was spooled under (the 1,000,000-page run ended in a KeyError)."""
+    from webdedup.pipeline import phase4_vectors
+
+    base = [t["text"] for t in real_texts(limit=40, min_words=120)]
+    pages = [{"url": f"http://a{i}.example.org/a/long/path/{i}", "content": t}
+             for i, t in enumerate(base)]
+    cut = " ".join(base[0].split()[: len(base[0].split()) * 4 // 5])
+    pages.append({"url": "https://b.example.net/c", "content": cut})  # id 41: near page 1
+    pages.append({"url": "https://a0.example.org/", "content": base[0]})  # id 42: exact, wins
+    db = write_pages(tmp_path / "crawl.sqlite", pages)
+    asked: dict[tuple[int, int], float] = {}
+    real = phase4_vectors.cluster_edges
+
+    def recording(ctx, edges, component, score_of):  # type: ignore[no-untyped-def]
+        winner = component[1]
+        assert winner == 42  # the https copy won its exact group; page 1 holds the text
+        for x, y in ((winner, 41), (41, winner), (1, 41), (winner, 2)):
+            asked[(x, y)] = score_of(x, y)
+        return real(ctx, edges, component, score_of)
+
+    monkeypatch.setattr(phase4_vectors, "cluster_edges", recording)
+    Deduplicator(method="vectors", workers=1).run_on_db(str(db))
+    model_free = asked[(1, 41)]
+    assert asked[(42, 41)] == asked[(41, 42)] == model_free >= SPEC.threshold
+    assert asked[(42, 2)] < 0.5
