@@ -8,8 +8,10 @@
 
 Builds a labelled corpus with ``scripts/make_corpus.py`` (seed 1) unless one is given, then
 runs each method once on a fresh copy in its own process and prints its wall time, its CPU
-time (user + system: on a machine shared with other work the wall time grows, the CPU time
-much less) and its peak resident memory, with the time of phase 4 (``near``).
+time (user + system of the run and its worker processes: on a machine shared with other work
+the wall time grows, the CPU time much less) and its peak resident memory (``peak MiB``: the
+run's own process; ``workers MiB``: its largest worker process), with the time of phase 4
+(``near``).
 
 ``--limit N`` runs on the first N pages of the corpus (copied into a new file; the corpus is
 only read). ``--progress`` lets the runs print their progress lines on stderr (phase 4 of
@@ -41,7 +43,8 @@ from webdedup import Deduplicator
 r = Deduplicator(method=sys.argv[2], progress=sys.argv[3] == "1").run_on_db(sys.argv[1])
 print(json.dumps({"timings": r.timings, "pages": r.pages, "near": r.near_duplicates,
                   "candidates": r.candidates, "edges": r.edges,
-                  "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+                  "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "workers_maxrss_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
 """
 
 
@@ -110,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"corpus: {corpus}")
         print(f"{'method':<10} {'pages':>8} {'wall s':>8} {'CPU s':>8} {'near s':>8} "
-              f"{'peak MiB':>9} {'candidates':>11} {'edges':>7}")
+              f"{'peak MiB':>9} {'workers MiB':>12} {'candidates':>11} {'edges':>7}")
         for method in args.methods.split(","):
             db = work / f"run-{method}.sqlite"
             shutil.copy(corpus, db)
@@ -123,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             print(f"{method:<10} {r['pages']:>8,} {r['wall']:>8.1f} {r['cpu']:>8.1f} "
                   f"{r['timings'].get('near', 0.0):>8.1f} {r['maxrss_kib'] / 1024:>9.0f} "
+                  f"{r['workers_maxrss_kib'] / 1024:>12.0f} "
                   f"{r['candidates']:>11,} {r['edges']:>7,}", flush=True)
     return 0
 

@@ -33,6 +33,7 @@ Example::
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -109,12 +110,21 @@ class Model:
     svd: Any = None  # TruncatedSVD, None when the texts are too few to reduce
 
     def tfidf(self, texts: Sequence[str]):  # -> scipy CSR
+        return self.tfidf_parts(texts)[1]
+
+    def word_rows(self, texts: Sequence[str]):  # -> scipy CSR
+        """The word TF-IDF rows (unit length) that :func:`word_cosines` compares."""
+        return weigh(self.words.transform([t[:VECTOR_CHARS] for t in texts]), self.idf_words)
+
+    def tfidf_parts(self, texts: Sequence[str]):  # -> (CSR, CSR)
+        """:meth:`word_rows` and :meth:`tfidf` of ``texts``, the words transformed once."""
         from scipy import sparse
 
-        w = weigh(self.words.transform([t[:VECTOR_CHARS] for t in texts]), self.idf_words)
+        words = self.word_rows(texts)
         c = weigh(self.chars.transform([t[:CHAR_CHARS] for t in texts]), self.idf_chars)
-        w = w * np.float32(np.sqrt(WORD_SHARE))
-        return sparse.hstack([w, c * np.float32(np.sqrt(1.0 - WORD_SHARE))], format="csr")
+        w = words * np.float32(np.sqrt(WORD_SHARE))
+        combined = sparse.hstack([w, c * np.float32(np.sqrt(1.0 - WORD_SHARE))], format="csr")
+        return words, combined
 
     def reduce(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length reduced vectors (float32) of ``texts``."""
@@ -134,14 +144,21 @@ def unit_rows(x: np.ndarray) -> np.ndarray:
 
 def count_df(model_or_none: Model | None, texts: Sequence[str], df: tuple[np.ndarray, ...]):
     """Add the document frequencies of ``texts`` to ``df`` (words, chars)."""
-    words, chars = (model_or_none.words, model_or_none.chars) if model_or_none else (
-        word_vectorizer(),
-        char_vectorizer(),
-    )
+    words, chars = document_frequencies(texts, model_or_none)
+    np.add(df[0], words, out=df[0])
+    np.add(df[1], chars, out=df[1])
+
+
+def document_frequencies(
+    texts: Sequence[str], model: Model | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The document frequencies of ``texts``' hashed words and characters (a pure function
+    of the texts: worker processes count batches, the caller adds them up)."""
+    words, chars = (model.words, model.chars) if model else (word_vectorizer(), char_vectorizer())
     counted = words.transform([t[:VECTOR_CHARS] for t in texts]).indices
-    np.add(df[0], np.bincount(counted, minlength=WORD_FEATURES), out=df[0])
+    found_words = np.bincount(counted, minlength=WORD_FEATURES).astype(np.int64)
     counted = chars.transform([t[:CHAR_CHARS] for t in texts]).indices
-    np.add(df[1], np.bincount(counted, minlength=CHAR_FEATURES), out=df[1])
+    return found_words, np.bincount(counted, minlength=CHAR_FEATURES).astype(np.int64)
 
 
 def new_model(df_words: np.ndarray, df_chars: np.ndarray, n: int) -> Model:
@@ -189,11 +206,22 @@ def neighbour_pairs(
     >>> [(i, j, round(c, 2)) for i, j, c in neighbour_pairs(v, k=2, cutoff=0.9)]
     [(0, 1, 0.99)]
     """
+    i, j, s = neighbour_arrays(vectors, k, cutoff)
+    return list(zip(i.tolist(), j.tolist(), s.tolist(), strict=True))
+
+
+def neighbour_arrays(
+    vectors: np.ndarray, k: int = NEIGHBOURS, cutoff: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`neighbour_pairs` as three arrays (``i``, ``j``: int64, sorted by ``(i, j)``;
+    the cosine: float64, at most 1.0): 24 bytes a pair, where a list of tuples takes about
+    ten times that (nine million pairs at 1,000,000 pages)."""
     import faiss
 
     n, d = vectors.shape
+    empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64))
     if n < 2:
-        return []
+        return empty
     x = np.ascontiguousarray(vectors, dtype=np.float32)
     index: Any
     if n <= FLAT_MAX:
@@ -208,18 +236,27 @@ def neighbour_pairs(
         index.add(x)
     finally:
         faiss.omp_set_num_threads(threads)
-    found: dict[tuple[int, int], float] = {}
+    found_i, found_j, found_s = [], [], []
     step = 10_000
     for start in range(0, n, step):
         scores, neighbours = index.search(x[start : start + step], min(k + 1, n))
-        for row, (ss, nn) in enumerate(zip(scores, neighbours, strict=True)):
-            i = start + row
-            for s, j in zip(ss.tolist(), nn.tolist(), strict=True):
-                if j < 0 or j == i or s < cutoff:
-                    continue
-                key = (i, j) if i < j else (j, i)
-                found[key] = max(found.get(key, -1.0), min(1.0, float(s)))
-    return [(i, j, s) for (i, j), s in sorted(found.items())]
+        rows = np.broadcast_to(
+            np.arange(start, start + len(scores), dtype=np.int64)[:, None], neighbours.shape
+        )
+        cos = scores.astype(np.float64)  # compared as doubles, as a Python float would be
+        keep = (neighbours >= 0) & (neighbours != rows) & (cos >= cutoff)
+        a, b = rows[keep], neighbours[keep].astype(np.int64)
+        found_i.append(np.minimum(a, b))
+        found_j.append(np.maximum(a, b))
+        found_s.append(np.minimum(1.0, cos[keep]))
+    if not found_i:
+        return empty
+    i, j, s = np.concatenate(found_i), np.concatenate(found_j), np.concatenate(found_s)
+    order = np.lexsort((-s, j, i))  # by (i, j), the highest cosine of a pair first
+    i, j, s = i[order], j[order], s[order]
+    first = np.ones(len(i), dtype=bool)
+    first[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1])
+    return i[first], j[first], s[first]
 
 
 def load_embedder(name: str) -> Embedder:
@@ -262,3 +299,136 @@ def verdict_scores(model: Model, spec: Any, a: Sequence[str], b: Sequence[str]) 
         v = sketch.verify(shingled, sketch.features(shingled, ta), sketch.features(shingled, tb))
         out.append(round(max(float(cos), float(v.score)), 6))
     return out
+
+
+def shingles_of(spec: Any, text: str) -> np.ndarray:
+    """The shingle hashes the ``minhash`` verdict compares (``spec``: shingle parameters)."""
+    from . import sketch
+
+    return sketch.features(spec, text)[0]
+
+
+class Spool:
+    """What verification needs of each text, computed once and kept on disk, not in memory:
+    its word TF-IDF row (:meth:`Model.word_rows`) and its shingle hashes (:func:`shingles_of`).
+
+    Texts are added in order (position 0, 1, ...); a record is the shingles (uint64), then
+    the row's feature indices (int32) and weights (float32). Memory: 16 bytes a text for
+    where its record is; the file (``tempfile``: ``TMPDIR``) takes about 8 bytes a distinct
+    word 1-2-gram and shingle of a text (7 KB for a text of 3.6 KB), and is deleted when
+    closed. Verifying a pair reads the two records instead of vectorizing and shingling both
+    texts again: a text is in 10-20 candidate pairs.
+    """
+
+    def __init__(self) -> None:
+        import tempfile
+
+        self._file = tempfile.TemporaryFile(prefix="webdedup-vectors-")
+        self._end = 0
+        self._offsets: list[np.ndarray] = []
+        self._shingles: list[np.ndarray] = []
+        self._words: list[np.ndarray] = []
+        self._index: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def __len__(self) -> int:
+        return sum(len(o) for o in self._offsets)
+
+    def add(self, words: Any, shingles: Sequence[np.ndarray]) -> None:
+        """Append the texts of one batch: their word rows (CSR) and shingle hashes."""
+        indptr = words.indptr
+        indices = words.indices.astype(np.int32, copy=False)
+        data = words.data.astype(np.float32, copy=False)
+        n = len(shingles)
+        offsets = np.empty(n, np.int64)
+        chunks = []
+        at = self._end
+        for k in range(n):
+            lo, hi = int(indptr[k]), int(indptr[k + 1])
+            sh = np.asarray(shingles[k], dtype=np.uint64)
+            record = sh.tobytes() + indices[lo:hi].tobytes() + data[lo:hi].tobytes()
+            offsets[k] = at
+            at += len(record)
+            chunks.append(record)
+        self._file.write(b"".join(chunks))
+        self._end = at
+        self._offsets.append(offsets)
+        self._shingles.append(np.array([len(s) for s in shingles], np.int32))
+        self._words.append(np.diff(indptr).astype(np.int32))
+        self._index = None
+
+    def read(self, positions: np.ndarray) -> tuple[Any, list[np.ndarray]]:
+        """The word rows (a CSR, one row each in the order of ``positions``) and the shingle
+        hashes of the texts at ``positions``."""
+        from scipy import sparse
+
+        if self._index is None:
+            self._file.flush()
+            self._index = (
+                np.concatenate(self._offsets) if self._offsets else np.zeros(0, np.int64),
+                np.concatenate(self._shingles) if self._shingles else np.zeros(0, np.int32),
+                np.concatenate(self._words) if self._words else np.zeros(0, np.int32),
+            )
+        offsets, n_shingles, n_words = self._index
+        fd = self._file.fileno()
+        shingles, indices, data = [], [], []
+        indptr = np.zeros(len(positions) + 1, np.int64)
+        for k, pos in enumerate(positions.tolist()):
+            ns, nw = int(n_shingles[pos]), int(n_words[pos])
+            raw = os.pread(fd, 8 * ns + 8 * nw, int(offsets[pos]))
+            shingles.append(np.frombuffer(raw, np.uint64, ns))
+            indices.append(np.frombuffer(raw, np.int32, nw, 8 * ns))
+            data.append(np.frombuffer(raw, np.float32, nw, 8 * ns + 4 * nw))
+            indptr[k + 1] = indptr[k] + nw
+        rows = sparse.csr_matrix(
+            (
+                np.concatenate(data) if data else np.zeros(0, np.float32),
+                np.concatenate(indices) if indices else np.zeros(0, np.int32),
+                indptr,
+            ),
+            shape=(len(positions), WORD_FEATURES),
+        )
+        return rows, shingles
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def spooled_scores(
+    spec: Any,
+    spool: Spool,
+    a: np.ndarray,
+    b: np.ndarray,
+    texts_of: Callable[[Sequence[int]], dict[int, str]],
+) -> list[float]:
+    """:func:`verdict_scores` of the pairs of spooled texts ``(a[k], b[k])`` (positions in
+    ``spool``), equal to it pair for pair, without vectorizing or shingling a text again:
+    the word cosines of all the pairs in one sparse product, the shingle measure from the
+    spooled hashes. ``texts_of(positions)`` gives the texts of the pairs in the Levenshtein
+    grey zone (:func:`~webdedup.algorithms.sketch.verify`), which need them."""
+    from dataclasses import replace
+
+    from . import sketch
+    from .shingles import jaccard
+
+    if len(a) == 0:
+        return []
+    shingled = replace(spec, method="minhash")
+    positions, where = np.unique(np.concatenate([a, b]), return_inverse=True)
+    rows, hashes = spool.read(positions)
+    at_a, at_b = where[: len(a)], where[len(a) :]
+    cosines = np.asarray(rows[at_a].multiply(rows[at_b]).sum(axis=1)).ravel().clip(0.0, 1.0)
+    out: list[float] = []
+    grey: list[int] = []
+    for k, (pa, pb) in enumerate(zip(at_a.tolist(), at_b.tolist(), strict=True)):
+        ha, hb = hashes[pa], hashes[pb]
+        shingle = sketch.overlap(ha, hb) if shingled.similarity == "overlap" else jaccard(ha, hb)
+        if sketch.GREY_FLOOR <= shingle < shingled.threshold:
+            grey.append(k)  # sketch.verify may look at the texts: it is given them below
+        out.append(shingle)
+    if grey:
+        texts = texts_of(sorted({int(p) for k in grey for p in (a[k], b[k])}))
+        for k in grey:
+            fa = sketch.features(shingled, texts[int(a[k])])
+            fb = sketch.features(shingled, texts[int(b[k])])
+            out[k] = sketch.verify(shingled, fa, fb).score
+    return [round(max(float(c), float(v)), 6) for c, v in zip(cosines.tolist(), out, strict=True)]
