@@ -162,9 +162,13 @@ def band_matrix(spec: NearSpec, blobs: Sequence[bytes]) -> np.ndarray:
         flat = np.frombuffer(b"".join(blobs), dtype="<u4")
         return flat.reshape(len(blobs), spec.bands).astype(np.uint32)
     if spec.method == "simhash":
-        hashes = np.frombuffer(b"".join(blobs), dtype="<u8")
-        return sh.band_keys_array(hashes, spec.max_distance)
+        return sh.band_keys_array(simhashes(blobs), spec.max_distance)
     raise ValueError(f"method {spec.method!r} has no sketches")
+
+
+def simhashes(blobs: Sequence[bytes]) -> np.ndarray:
+    """The uint64 SimHashes of stored ``simhash`` sketches (8 bytes each, little-endian)."""
+    return np.frombuffer(b"".join(blobs), dtype="<u8")
 
 
 def pair_score(spec: NearSpec, a: Any, b: Any) -> float:

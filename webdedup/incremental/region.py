@@ -22,7 +22,7 @@ import numpy as np
 
 from ..algorithms.bands import collisions
 from ..algorithms.simhash import hamming_distances
-from ..algorithms.sketch import NearSpec, band_matrix
+from ..algorithms.sketch import NearSpec, band_matrix, simhashes
 from ..config import Config
 from ..store import run_script, sql
 
@@ -81,23 +81,19 @@ def _add_band_neighbours(conn: sqlite3.Connection, spec: NearSpec) -> None:
         return
     blobs = [blob for _, blob in changed]
     new_keys = band_matrix(spec, blobs)
-    new_hashes = _hashes(blobs) if spec.method == "simhash" else None
+    new_hashes = simhashes(blobs) if spec.method == "simhash" else None
     found: set[int] = set()
     cursor = conn.execute(sql("region_stored_sketches"))
     while rows := cursor.fetchmany(STORED_CHUNK):
         stored = [blob for _, blob in rows]
         i, m = collisions(new_keys, band_matrix(spec, stored))
         if new_hashes is not None and m.size:
-            near = hamming_distances(new_hashes[i], _hashes(stored)[m]) <= spec.max_distance
+            near = hamming_distances(new_hashes[i], simhashes(stored)[m]) <= spec.max_distance
             m = m[near]
         found.update(int(rows[k][0]) for k in np.unique(m).tolist())
     conn.executemany(
         "INSERT OR IGNORE INTO temp.run_region (id) VALUES (?)", [(i,) for i in sorted(found)]
     )
-
-
-def _hashes(blobs: list[bytes]) -> np.ndarray:
-    return np.frombuffer(b"".join(blobs), dtype="<u8")
 
 
 def _close_region(conn: sqlite3.Connection) -> int:

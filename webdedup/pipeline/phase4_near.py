@@ -27,7 +27,14 @@ import numpy as np
 from ..algorithms.bands import candidate_pairs, pairs_by_band
 from ..algorithms.cluster import component_edges, drop_cannot_links, group_near, groups_apart
 from ..algorithms.simhash import HASH_BITS, hamming_distances
-from ..algorithms.sketch import NearSpec, band_matrix, features, pair_score, text_similarity
+from ..algorithms.sketch import (
+    NearSpec,
+    band_matrix,
+    features,
+    pair_score,
+    simhashes,
+    text_similarity,
+)
 from ..algorithms.text import sketch_utf8
 from ..parallel import ordered_map
 from ..store import lenient_text, run_script, sql
@@ -257,7 +264,7 @@ def _simhash_run(
     200,000 pages at 0.9): they come a band at a time (each pair once, in the first band its
     pages share) and are verified a batch at a time; only the edges are kept.
     """
-    hashes = np.frombuffer(b"".join(nodes.blobs), dtype="<u8")
+    hashes = simhashes(nodes.blobs)
     bar = ctx.bar("verify", unit="pair")
     candidates = 0
     edges: list[tuple[int, int, float]] = []
