@@ -11,7 +11,13 @@ from conftest import real_texts
 
 from webdedup import Config
 from webdedup.algorithms import simhash as sh
-from webdedup.algorithms.bands import candidate_pairs, collisions, pairs_by_band
+from webdedup.algorithms.bands import (
+    candidate_pairs,
+    collisions,
+    component_order,
+    pairs_by_band,
+)
+from webdedup.algorithms.cluster import UnionFind
 from webdedup.algorithms.sketch import NearSpec, band_matrix, sketch_texts
 from webdedup.algorithms.text import normalize_text
 
@@ -119,3 +125,32 @@ def test_pairs_by_band_gives_each_pair_once(seed):
     ]
     assert len(given) == len(set(given))
     assert sorted(given) == brute_pairs(keys, groups)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_component_order_puts_each_component_together(seed):
+    rng = np.random.default_rng(seed)
+    nodes = rng.choice(10**9, size=int(rng.integers(2, 400)), replace=False)
+    edges = int(rng.integers(1, 600))
+    lo, hi = rng.choice(nodes, size=edges), rng.choice(nodes, size=edges)
+    order = component_order(lo, hi)
+    assert sorted(order.tolist()) == list(range(edges))  # a permutation
+    uf = UnionFind()
+    for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
+        uf.union(a, b)
+    roots = [uf.find(int(lo[k])) for k in order]
+    runs = [root for k, root in enumerate(roots) if k == 0 or root != roots[k - 1]]
+    assert len(runs) == len(set(runs))  # each component's pairs in one run
+    members: dict = {}
+    for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
+        members.setdefault(uf.find(a), set()).update((a, b))
+    smallest = [min(members[root]) for root in runs]
+    assert smallest == sorted(smallest)  # components by their smallest node
+    for start in range(len(order) - 1):  # by (lo, hi) inside a component
+        k, m = order[start], order[start + 1]
+        if roots[start] == roots[start + 1]:
+            assert (lo[k], hi[k]) <= (lo[m], hi[m])
+
+
+def test_component_order_of_nothing():
+    assert component_order(np.empty(0, np.int64), np.empty(0, np.int64)).tolist() == []

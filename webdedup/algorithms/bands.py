@@ -6,6 +6,7 @@ are near-duplicate *candidates* when they have the same key in the same column (
 
 - :func:`candidate_pairs`: every such pair among the pages of a run (phase 4), a column at a
   time: sort the column, and the pages of each run of equal keys pair up.
+- :func:`component_order`: the pairs grouped by connected component, for verification.
 - :func:`collisions`: which of many stored pages share a key with a few new ones (a nightly
   run growing its region), a chunk of stored pages at a time.
 
@@ -115,6 +116,40 @@ def _ramp(lengths: np.ndarray) -> np.ndarray:
     firsts = np.repeat(np.cumsum(lengths) - lengths, lengths)
     return np.arange(total, dtype=np.int64) - firsts
 
+
+
+def component_order(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """A permutation of the pairs ``(lo[k], hi[k])`` that puts the pairs of each connected
+    component together (components in order of their smallest row, pairs by ``(lo, hi)``
+    inside one).
+
+    Verification fetches and shingles the pages of a chunk of pairs: in id order a page met
+    by several pairs lands in several chunks and is shingled again in each; grouped by
+    component, most pages are shingled once.
+
+    >>> order = component_order(np.array([0, 5, 1]), np.array([9, 6, 9]))
+    >>> order.tolist()  # {0, 1, 9} first, then {5, 6}
+    [0, 2, 1]
+    """
+    lo, hi = np.asarray(lo, np.int64), np.asarray(hi, np.int64)
+    if not len(lo):
+        return np.empty(0, np.int64)
+    _, inverse = np.unique(np.concatenate([lo, hi]), return_inverse=True)
+    a, b = inverse[: len(lo)], inverse[len(lo):]
+    label = np.arange(int(inverse.max()) + 1)
+    while True:  # each label is a node of its component, and at most the node's own index
+        before = label.copy()
+        least = np.minimum(label[a], label[b])
+        np.minimum.at(label, a, least)
+        np.minimum.at(label, b, least)
+        while True:  # pointer jumping: a label's label
+            jumped = label[label]
+            if np.array_equal(jumped, label):
+                break
+            label = jumped
+        if np.array_equal(label, before):  # equal across every pair: one label a component
+            break
+    return np.lexsort((hi, lo, label[a])).astype(np.int64)
 
 #: Slots of the membership filter :func:`collisions` checks each stored key against first
 #: (a 16 MiB array: a million new keys leave 94% of the slots empty).

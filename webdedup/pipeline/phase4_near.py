@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms.bands import candidate_pairs, pairs_by_band
+from ..algorithms.bands import candidate_pairs, component_order, pairs_by_band
 from ..algorithms.cluster import component_edges, drop_cannot_links, group_near, groups_apart
 from ..algorithms.simhash import HASH_BITS, hamming_distances
 from ..algorithms.sketch import (
@@ -152,7 +152,10 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, i
 
     The pairs stay in arrays and the scores go to ``temp.run_scores`` as they come: a
     million pages have about a million candidates, which as Python tuples and dicts (with
-    the nodes' content hashes) took several hundred MB.
+    the nodes' content hashes) took several hundred MB. They are verified a connected
+    component at a time (:func:`~..algorithms.bands.component_order`): each chunk of pairs
+    fetches and shingles its pages, and in id order a page with many candidates was in many
+    chunks (1.22 million fetches for 935,717 pairs of 487,206 pages at 1M; 0.76 million so).
     """
     conn = ctx.conn
     nodes = _sketched_nodes(conn, spec)
@@ -175,6 +178,8 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, i
             todo = np.array([pair not in known for pair in pairs], dtype=bool)
             first, second = first[todo], second[todo]
         bar.update(cached)
+    order = component_order(first, second)  # a page's pairs in few chunks: shingled once
+    first, second = first[order], second[order]
     workers = worker_count(ctx.config, len(first), minimum=PARALLEL_MIN_PAIRS)
     starts = range(0, len(first), VERIFY_CHUNK)
 
