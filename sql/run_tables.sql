@@ -31,6 +31,7 @@ CREATE TEMP TABLE run_candidates (a INTEGER NOT NULL, b INTEGER NOT NULL,
                                   PRIMARY KEY (a, b)) WITHOUT ROWID;
 DROP TABLE IF EXISTS temp.run_scores;  -- the verified score of each minhash candidate pair
 CREATE TEMP TABLE run_scores (a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL,
+                              cached INTEGER NOT NULL DEFAULT 0,  -- 1: from the stored cache
                               PRIMARY KEY (a, b)) WITHOUT ROWID;
 DROP TABLE IF EXISTS temp.run_verified;
 CREATE TEMP TABLE run_verified (hash_a TEXT NOT NULL, hash_b TEXT NOT NULL, score REAL NOT NULL,

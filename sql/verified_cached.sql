@@ -1,7 +1,7 @@
 -- The candidate pairs of an incremental run whose texts an earlier run verified (the cache
 -- is keyed by the content-hash pair, smaller first): their stored scores.
-INSERT INTO temp.run_scores (a, b, score)
-SELECT c.a, c.b, v.score
+INSERT INTO temp.run_scores (a, b, score, cached)
+SELECT c.a, c.b, v.score, 1
 FROM temp.run_candidates AS c
 CROSS JOIN temp.run_prepared AS pa
 CROSS JOIN temp.run_prepared AS pb

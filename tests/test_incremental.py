@@ -102,6 +102,13 @@ def check_runs_equal_a_full_run(tmp: Path, make, first, ops, method: str, **opti
     assert annotations(path) == full_twin(path, tmp, method, **options)
     # and the stored state an incremental run leaves is the state a full run builds
     assert state(path) == state(tmp / f"twin-{method}.sqlite")
+    # the verification cache keeps old pairs too, but holds every pair the full run verified
+    assert verified(tmp / f"twin-{method}.sqlite") <= verified(path)
+
+
+def verified(path: Path) -> set[tuple]:
+    with sqlite3.connect(path) as conn:
+        return set(conn.execute("SELECT * FROM _webdedup_verified"))
 
 
 def state(path: Path) -> tuple[list, ...]:
@@ -494,3 +501,20 @@ def test_schema_7_state_migrated_outside_a_run_still_grows_regions(tmp_path, met
     insert(path, [page(1, 2, 2), page(30, 1, 2)])  # a re-crawl of one URL, a copy of a text
     assert d.run_on_db(path).mode == "incremental"
     assert annotations(path) == full_twin(path, tmp_path, method)
+
+
+def test_an_incremental_run_caches_the_scores_it_computed(tmp_path):
+    """The pairs a nightly run verifies go into the verification cache (the pairs it found
+    there are in it already)."""
+    path = write_pages(tmp_path / "crawl.sqlite", [page(0, 0, 1), page(1, 4, 1)])
+    Deduplicator().run_on_db(path)
+    before = verified(path)
+    insert(path, [page(3, 1, 2), page(4, 5, 2)])  # a cut copy of each old text, other URLs
+    assert Deduplicator().run_on_db(path).mode == "incremental"
+    with sqlite3.connect(path) as conn:
+        hashes = dict(conn.execute("SELECT id, content_hash FROM _webdedup_prepared"))
+    new = {tuple(sorted((hashes[1], hashes[3]))), tuple(sorted((hashes[2], hashes[4])))}
+    assert {(a, b) for a, b, _ in verified(path) - before} == new
+    # a full run on the final pages verifies no pair this cache lacks, with the same scores
+    full_twin(path, tmp_path, "minhash")
+    assert verified(tmp_path / "twin-minhash.sqlite") <= verified(path)

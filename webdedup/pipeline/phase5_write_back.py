@@ -88,8 +88,9 @@ SEGMENT_STATE = (
 
 Hold = Callable[[], AbstractContextManager[None]]  # one timed write transaction
 #: A page's prepared row, sketch and two lookup rows, rewritten by an incremental run for each
-#: page of its region: about 650 bytes on the bench corpora (``scripts/bench.py --growth``
-#: prints the state by table); rounded up, to err on the large side.
+#: page of its region whose rows differ (``temp.run_restate``): about 650 bytes on the bench
+#: corpora (``scripts/bench.py --growth`` prints the state by table); rounded up, to err on
+#: the large side.
 STATE_ROW_BYTES = 1024
 
 #: A batched incremental write's prepared rows and sketches (by id), the bulk of the region's
@@ -114,10 +115,11 @@ def prepare(ctx: RunContext) -> None:
         url=quote(layout.url),
         rowid=quote(layout.rowid),
     )
-    ctx.batched_write = batched(ctx)
-    if ctx.plan is not None and ctx.plan.mode == "incremental":
+    incremental = ctx.plan is not None and ctx.plan.mode == "incremental"
+    if incremental:
         run_script(ctx.conn, "write_prepare_incremental")
-    elif ctx.plan is not None and not ctx.batched_write:
+    ctx.batched_write = batched(ctx)
+    if ctx.plan is not None and not incremental and not ctx.batched_write:
         run_script(ctx.conn, "write_prepare_full")
 
 
@@ -126,7 +128,7 @@ def batched(ctx: RunContext) -> bool:
 
     Estimate: the rows to annotate times the database's bytes per page row (state included,
     so it errs on the large side), twice for a full run, which also rewrites the state; an
-    incremental run adds its region's state rows (:data:`STATE_ROW_BYTES` a page).
+    incremental run adds the state rows it rewrites (:data:`STATE_ROW_BYTES` a page).
     """
     limit = float(ctx.config.write_lock)
     if limit <= 0:
@@ -135,9 +137,9 @@ def batched(ctx: RunContext) -> bool:
     rows = int(conn.execute("SELECT count(*) FROM temp.run_write").fetchone()[0])
     full = ctx.plan is not None and ctx.plan.mode == "full"
     estimate = rows * _row_bytes(ctx) * (2 if full else 1)
-    if not full and table_exists(conn, "run_region", schema="temp"):
-        region = int(conn.execute("SELECT count(*) FROM temp.run_region").fetchone()[0])
-        estimate += region * STATE_ROW_BYTES
+    if not full and table_exists(conn, "run_restate", schema="temp"):
+        restate = int(conn.execute("SELECT count(*) FROM temp.run_restate").fetchone()[0])
+        estimate += restate * STATE_ROW_BYTES
     return estimate > limit * WRITE_RATE
 
 
@@ -191,10 +193,11 @@ def write_ahead(ctx: RunContext, hold: Hold, changed_since: Callable[[], bool]) 
             _batches(ctx, old, key, spacer, partial(_execute, conn, drop, end=")"))
             add = f"INSERT OR IGNORE INTO main.{main} SELECT * FROM temp.{temp} WHERE "
             _batches(ctx, temp, key, spacer, partial(_execute, conn, add))
-        for main, temp in _REGION_STATE:
-            drop = f"DELETE FROM main.{main} WHERE id IN (SELECT id FROM temp.run_region WHERE "
-            _batches(ctx, "run_region", ("id",), spacer, partial(_execute, conn, drop, end=")"))
-            add = f"INSERT INTO main.{main} SELECT * FROM temp.{temp} WHERE "
+        for main, temp in _REGION_STATE:  # the pages whose rows differ (run_restate)
+            drop = f"DELETE FROM main.{main} WHERE id IN (SELECT id FROM temp.run_restate WHERE "
+            _batches(ctx, "run_restate", ("id",), spacer, partial(_execute, conn, drop, end=")"))
+            add = f"INSERT INTO main.{main} SELECT * FROM temp.{temp} "
+            add += "WHERE id IN (SELECT id FROM temp.run_restate) AND "
             _batches(ctx, temp, ("id",), spacer, partial(_execute, conn, add))
     before = conn.total_changes
     statement = _write_back_sql(ctx)
