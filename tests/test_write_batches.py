@@ -108,24 +108,6 @@ def test_a_small_write_stays_one_transaction(tmp_path):
     assert result.timings["write_lock"] == result.timings["write_lock_total"]
 
 
-
-def test_the_wal_is_copied_back_between_batches(tmp_path):
-    """A batched write checkpoints in its pauses, so the WAL starts over instead of growing to
-    the size of every row the run rewrites (a WAL of gigabytes slowed each page read)."""
-    path = write_pages(tmp_path / "crawl.sqlite", crawl(200))
-    wal = tmp_path / "crawl.sqlite-wal"
-    sizes: list[int] = []
-
-    def watch(name: str) -> None:
-        if name == "write_batch" and wal.exists():
-            sizes.append(wal.stat().st_size)
-
-    result = Deduplicator(config=Config(write_lock=TINY), on_phase=watch).run_on_db(path)
-    assert result.phases["write_back"]["transactions"] > 20
-    assert len(sizes) > 20 and path.stat().st_size > 1_000_000
-    assert max(sizes) < path.stat().st_size / 4, (max(sizes), path.stat().st_size)
-
-
 def test_write_lock_is_validated(tmp_path):
     for bad in (-1, float("nan"), "1s", 10**9):
         with pytest.raises(ConfigError, match="write_lock"):

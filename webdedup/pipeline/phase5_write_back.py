@@ -369,14 +369,7 @@ class _Spacer:
     """Timed write transactions with a pause for whoever waited meanwhile: :data:`PAUSE`
     once the lock was held for :data:`HELD_BEFORE_PAUSE` seconds (or ``write_lock``, if
     shorter) since the last pause. A crawler thus waits about that long at most, however
-    many short transactions follow one another, and short ones do not pause each.
-
-    A pause first copies the WAL back into the database (a PASSIVE checkpoint, which takes no
-    write lock: a crawler may write meanwhile), so that the next transaction can start the
-    WAL over. A run turns automatic checkpoints off, and a WAL as large as the rows a full
-    run rewrites (gigabytes at a million pages) made every page read search all of its
-    index: each 4,096 frames add a hash table that a lookup of a page not in it visits.
-    """
+    many short transactions follow one another, and short ones do not pause each."""
 
     def __init__(self, ctx: RunContext, hold: Hold) -> None:
         self.ctx, self.hold, self.held = ctx, hold, 0.0
@@ -391,9 +384,7 @@ class _Spacer:
         self.held += took.seconds
         limit = min(HELD_BEFORE_PAUSE, float(self.ctx.config.write_lock))
         if self.held >= limit:
-            paused = time.perf_counter()
-            self.ctx.conn.execute("PRAGMA main.wal_checkpoint(PASSIVE)").fetchall()
-            time.sleep(max(0.0, min(PAUSE, limit) - (time.perf_counter() - paused)))
+            time.sleep(min(PAUSE, limit))
             self.held = 0.0
 
 
