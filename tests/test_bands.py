@@ -12,6 +12,7 @@ from conftest import real_texts
 from webdedup import Config
 from webdedup.algorithms import simhash as sh
 from webdedup.algorithms.bands import (
+    _component_labels,
     candidate_pairs,
     collisions,
     component_order,
@@ -150,6 +151,18 @@ def test_component_order_puts_each_component_together(seed):
         k, m = order[start], order[start + 1]
         if roots[start] == roots[start + 1]:
             assert (lo[k], hi[k]) <= (lo[m], hi[m])
+
+
+def test_component_labels_of_a_long_shuffled_chain_take_few_rounds():
+    """A chain of near-duplicates crawled in scattered id order (revisions, archives): the
+    labels must not creep one link a round (a million-link chain would take hours)."""
+    rng = np.random.default_rng(3)
+    nodes = 20_000
+    chain = rng.permutation(nodes)
+    a, b = chain[:-1], chain[1:]
+    label, rounds = _component_labels(a, b, nodes)
+    assert (label == 0).all()
+    assert rounds <= 60, rounds  # creeping one link a round would take thousands
 
 
 def test_component_order_of_nothing():

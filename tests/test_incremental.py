@@ -504,8 +504,8 @@ def test_schema_7_state_migrated_outside_a_run_still_grows_regions(tmp_path, met
 
 
 def test_an_incremental_run_caches_the_scores_it_computed(tmp_path):
-    """The pairs a nightly run verifies go into the verification cache (the pairs it found
-    there are in it already)."""
+    """The pairs a nightly run verifies go into the verification cache; the pairs it finds
+    there are not verified again."""
     path = write_pages(tmp_path / "crawl.sqlite", [page(0, 0, 1), page(1, 4, 1)])
     Deduplicator().run_on_db(path)
     before = verified(path)
@@ -518,3 +518,17 @@ def test_an_incremental_run_caches_the_scores_it_computed(tmp_path):
     # a full run on the final pages verifies no pair this cache lacks, with the same scores
     full_twin(path, tmp_path, "minhash")
     assert verified(tmp_path / "twin-minhash.sqlite") <= verified(path)
+    # a later run that meets a cached pair again takes its score from the cache (marked 0.97
+    # here, so that it shows) and does not store it again
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "UPDATE _webdedup_verified SET score = 0.97 WHERE hash_a = ? AND hash_b = ?",
+            sorted((hashes[1], hashes[3])),
+        )
+    cache = verified(path)
+    insert(path, [page(5, 1, 3)])  # page 3's text again: its group joins the region
+    assert Deduplicator().run_on_db(path).mode == "incremental"
+    with sqlite3.connect(path) as conn:
+        (score,) = conn.execute("SELECT dup_score FROM pages WHERE id = 1").fetchone()
+    assert score == 0.97
+    assert verified(path) == cache
