@@ -49,6 +49,25 @@ def add_texts(db: Path, data: Path) -> int:
     return len(texts)
 
 
+def cluster_sizes(report: Path, tail: int = 1 << 20) -> list[int]:
+    """The sizes of the report's ``topic_clusters``, its last list, read from the file's end
+    (a 1,000,000-page report is not loaded whole: its documents come first)."""
+    key = b'"topic_clusters": '
+    with open(report, "rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        while True:
+            fh.seek(max(0, size - tail))
+            data = fh.read()
+            at = data.rfind(key)
+            if at >= 0:
+                text = data[at + len(key) :].decode("utf-8")
+                clusters, _ = json.JSONDecoder().raw_decode(text)
+                return [c["size"] for c in clusters]
+            if tail >= size:
+                raise ValueError(f"{report} has no topic_clusters")
+            tail *= 4
+
+
 #: Runs the CLI and prints its own peak RSS (KiB) as the last line of stderr.
 CHILD = """
 import resource, sys
@@ -101,10 +120,7 @@ def main(argv: list[str] | None = None) -> int:
               f"peak RSS {peak:6.0f} MiB", flush=True)
         (work / "plain.json").unlink()
         wall_t, cpu_t, peak_t = export(db, work / "topics.json", args.topics)
-        with open(work / "topics.json", encoding="utf-8") as fh:  # the clusters come first
-            report = json.load(fh)
-        sizes = [c["size"] for c in report["topic_clusters"]]
-        del report
+        sizes = cluster_sizes(work / "topics.json")
         print(
             f"export --json --topics {args.topics:<4} {wall_t:8.1f} s, {cpu_t:8.1f} s CPU, "
             f"peak RSS {peak_t:6.0f} MiB, {len(sizes)} clusters, sizes "

@@ -172,3 +172,36 @@ def test_a_type_checking_import_is_not_a_runtime_import():
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..config import Config\n"
     )
     assert imports_in(source, "webdedup.algorithms.probe", is_package=False) == set()
+
+
+#: Standard modules that read or write files, databases or sockets: the pure layer
+#: (``webdedup/algorithms/``, README "Code map") imports none of them, so its file I/O
+#: lives in the store (e.g. ``store/spool.py``, the temporary file of ``--method vectors``).
+IO_MODULES = {"os", "io", "tempfile", "shutil", "pathlib", "sqlite3", "subprocess", "socket"}
+
+
+def io_imports(source: str) -> set[str]:
+    """The modules of :data:`IO_MODULES` that ``source`` imports, at any level."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(a.name.partition(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.partition(".")[0])
+    return found & IO_MODULES
+
+
+def test_the_pure_layer_does_no_file_io():
+    found = {
+        f"{module_name(p)}: {sorted(io_imports(p.read_text(encoding='utf-8')))}"
+        for p in sorted((PACKAGE / "algorithms").rglob("*.py"))
+        if io_imports(p.read_text(encoding="utf-8"))
+    }
+    assert found == set()
+
+
+def test_the_io_checker_sees_a_function_level_import():
+    assert io_imports("def f():\n    import tempfile\n    from os import pread\n") == {
+        "tempfile",
+        "os",
+    }

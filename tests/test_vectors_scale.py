@@ -22,6 +22,7 @@ from webdedup.algorithms import sketch
 from webdedup.algorithms import vectors as vec
 from webdedup.algorithms.shingles import shingle_hashes_utf8
 from webdedup.config import Config
+from webdedup.store.spool import Spool
 
 SPEC = sketch.NearSpec.from_config(Config(method="vectors"))
 
@@ -49,8 +50,8 @@ def texts() -> list[str]:
     return out
 
 
-def spool_of(model: vec.Model, texts: list[str], batch: int) -> vec.Spool:
-    spool = vec.Spool()
+def spool_of(model: vec.Model, texts: list[str], batch: int) -> Spool:
+    spool = Spool()
     for start in range(0, len(texts), batch):
         chunk = texts[start : start + batch]
         spool.add(model.word_rows(chunk), [vec.shingles_of(SPEC, t) for t in chunk])

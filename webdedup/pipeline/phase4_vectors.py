@@ -6,10 +6,11 @@ vectorized three times: document frequencies, an SVD fitted on an evenly spaced 
 the reduced vectors (or ``Config.embedder``'s), held as one float32 array (``DIMS`` x 4 bytes
 a node). The first and the third pass run in worker processes (``worker_count``; forked, so
 they inherit the fitted model), and the third also writes what verification needs of each
-text — its word TF-IDF row and its shingle hashes — to a :class:`~..algorithms.vectors.Spool`
-on disk. A faiss index gives each node's nearest neighbours; candidates are verified from the
-spool, many pairs in one sparse product (:func:`~webdedup.algorithms.vectors.spooled_scores`,
-equal to :func:`~webdedup.algorithms.vectors.verdict_scores` on the texts: only pairs in the
+text — its word TF-IDF row and its shingle hashes — to a
+:class:`~webdedup.store.spool.Spool` (a temporary file). A faiss index gives each node's
+nearest neighbours; candidates are verified from the spool, many pairs in one sparse
+product (:func:`~webdedup.algorithms.vectors.spooled_scores`, equal to
+:func:`~webdedup.algorithms.vectors.verdict_scores` on the texts: only pairs in the
 Levenshtein grey zone read their texts again), and edges are grouped as phase 4 groups them
 (stars, ``chain_floor``).
 
@@ -31,6 +32,7 @@ from ..errors import ConfigError
 from ..parallel import ordered_map
 from ..store import run_script
 from ..store.pages import fetch_texts
+from ..store.spool import Spool
 from .context import NearResult, RunContext
 from .phase1_prepare import worker_count
 from .phase4_near import cluster_edges
@@ -95,7 +97,7 @@ def run(ctx: RunContext) -> NearResult:
     # pass 3: the reduced vectors (or the embedder's), and what verification needs of
     # each text (its word TF-IDF row, its shingles) into the spool, by the workers
     shingled = replace(spec, method="minhash")
-    spool = vec.Spool()
+    spool = Spool()
     try:
 
         def jobs() -> Iterator[tuple[list[str], bool]]:

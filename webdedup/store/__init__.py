@@ -9,7 +9,8 @@
 - :mod:`.layout` resolves where the pages are (the table and its real column names);
 - :mod:`.state` reads what earlier runs stored (configuration, meta values);
 - :mod:`.pages` reads the crawler's pages through a layout;
-- :mod:`.work` writes sketches and band keys into a run's TEMP work tables.
+- :mod:`.work` writes sketches and band keys into a run's TEMP work tables;
+- :mod:`.spool` keeps what ``--method vectors`` verifies each text on in a temporary file.
 
 Example::
 
