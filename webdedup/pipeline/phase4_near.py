@@ -155,7 +155,8 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, i
     the nodes' content hashes) took several hundred MB. They are verified a connected
     component at a time (:func:`~..algorithms.bands.component_order`): each chunk of pairs
     fetches and shingles its pages, and in id order a page with many candidates was in many
-    chunks (1.22 million fetches for 935,717 pairs of 487,206 pages at 1M; 0.76 million so).
+    chunks (at 1M: 1.22 million fetches for 935,717 pairs of 487,206 pages in id order, 0.76
+    million by component).
     """
     conn = ctx.conn
     nodes = _sketched_nodes(conn, spec)
