@@ -117,7 +117,6 @@ def _ramp(lengths: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) - firsts
 
 
-
 def component_order(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """A permutation of the pairs ``(lo[k], hi[k])`` that puts the pairs of each connected
     component together (components in order of their smallest row, pairs by ``(lo, hi)``
