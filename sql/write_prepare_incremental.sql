@@ -7,26 +7,16 @@
 -- `ignored` moved) are rewritten; EXCEPT compares whole rows, NULLs as equal.
 DROP TABLE IF EXISTS temp.run_restate;
 CREATE TEMP TABLE run_restate (id INTEGER PRIMARY KEY);
-INSERT OR IGNORE INTO temp.run_restate
-SELECT id FROM (
-    SELECT * FROM temp.run_prepared
-    EXCEPT SELECT * FROM main._webdedup_prepared WHERE id IN (SELECT id FROM temp.run_region)
-);
-INSERT OR IGNORE INTO temp.run_restate
-SELECT id FROM (
+WITH stored_prepared AS (
     SELECT * FROM main._webdedup_prepared WHERE id IN (SELECT id FROM temp.run_region)
-    EXCEPT SELECT * FROM temp.run_prepared
-);
-INSERT OR IGNORE INTO temp.run_restate
-SELECT id FROM (
-    SELECT * FROM temp.run_sketches
-    EXCEPT SELECT * FROM main._webdedup_sketches WHERE id IN (SELECT id FROM temp.run_region)
-);
-INSERT OR IGNORE INTO temp.run_restate
-SELECT id FROM (
+), stored_sketches AS (
     SELECT * FROM main._webdedup_sketches WHERE id IN (SELECT id FROM temp.run_region)
-    EXCEPT SELECT * FROM temp.run_sketches
-);
+)
+INSERT INTO temp.run_restate (id)  -- rows in one but not the other, either way
+SELECT id FROM (SELECT * FROM temp.run_prepared EXCEPT SELECT * FROM stored_prepared)
+UNION SELECT id FROM (SELECT * FROM stored_prepared EXCEPT SELECT * FROM temp.run_prepared)
+UNION SELECT id FROM (SELECT * FROM temp.run_sketches EXCEPT SELECT * FROM stored_sketches)
+UNION SELECT id FROM (SELECT * FROM stored_sketches EXCEPT SELECT * FROM temp.run_sketches);
 -- this run's lookup rows of the other pages are stored already
 DELETE FROM temp.run_url_keys WHERE id NOT IN (SELECT id FROM temp.run_restate);
 DELETE FROM temp.run_content_hashes WHERE id NOT IN (SELECT id FROM temp.run_restate);

@@ -197,8 +197,8 @@ def write_ahead(ctx: RunContext, hold: Hold, changed_since: Callable[[], bool]) 
             drop = f"DELETE FROM main.{main} WHERE id IN (SELECT id FROM temp.run_restate WHERE "
             _batches(ctx, "run_restate", ("id",), spacer, partial(_execute, conn, drop, end=")"))
             add = f"INSERT INTO main.{main} SELECT * FROM temp.{temp} "
-            add += "WHERE id IN (SELECT id FROM temp.run_restate) AND "
-            _batches(ctx, temp, ("id",), spacer, partial(_execute, conn, add))
+            add += "WHERE id IN (SELECT id FROM temp.run_restate) AND "  # batches of those
+            _batches(ctx, "run_restate", ("id",), spacer, partial(_execute, conn, add))
     before = conn.total_changes
     statement = _write_back_sql(ctx)
     _batches(ctx, "run_write", ("id",), spacer, lambda _, params: conn.execute(statement, params))
