@@ -36,7 +36,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 #: Version of how a page's language is found (a change rebuilds the stored state).
-LANGUAGE_VERSION = 1
+LANGUAGE_VERSION = 2
 METHODS = ("minhash", "levenshtein", "simhash", "vectors")
 #: Upper bounds that keep a value in the ranges the algorithms and SQLite accept.
 MAX_DISTANCE = 1_000_000

@@ -6,12 +6,15 @@ extra (``pip install "webdedup[lang]"``); without it pages get no language and
 ``--languages`` is refused. ``scripts/compare_language_identifiers.py`` compares it with
 lingua on the real texts of ``../shared/data`` (README, "Language").
 
-The first :data:`DETECT_CHARS` characters are cut into pieces of about
-:data:`CHUNK_CHARS` (at spaces) and each piece is identified: the page's language is the one
-with the most characters, its score the share of characters in that language weighted by
-each piece's probability. A page in one language scores near 1; a mixed-language page (half
-German, half English) scores about its share of the main language, so the language guard
-(:func:`different_languages`) leaves it to its text's similarity.
+The first :data:`DETECT_CHARS` characters are cut into pieces (at spaces) and each piece is
+identified: the page's language is the one with the most characters, its score the share of
+characters in that language weighted by each piece's probability. A page in one language
+scores near 1; a mixed-language page (half German, half English) scores about its share of
+the main language, so the language guard (:func:`different_languages`) leaves it to its
+text's similarity. Pieces are of about :data:`CHUNK_CHARS` characters, but a shorter text is
+cut into :data:`MIN_PIECES` pieces of at least :data:`MIN_PIECE_CHARS` (:func:`piece_size`):
+py3langid is often sure of one language for a whole half-and-half text of 900 characters,
+which made the guard separate a short page from its copy with a comment in another language.
 
 The model is read from the package once per process, on first use (about a second).
 
@@ -36,6 +39,10 @@ from typing import Any, NamedTuple
 DETECT_CHARS = 5_000
 #: About this many characters a piece (a shorter last piece joins the one before).
 CHUNK_CHARS = 1_000
+#: A text shorter than ``MIN_PIECES * CHUNK_CHARS`` is cut into this many pieces ...
+MIN_PIECES = 3
+#: ... of at least this many characters (a text under twice this is one piece).
+MIN_PIECE_CHARS = 300
 #: Fewer words than this and no language is detected (too little to tell).
 MIN_WORDS = 5
 #: A detection at least this probable counts for the language guard.
@@ -113,13 +120,25 @@ def detect(text: str | None) -> Detection:
     chars: dict[str, float] = {}
     weighted: dict[str, float] = {}
     total = 0
-    for piece in pieces(text[:DETECT_CHARS]):
+    head = text[:DETECT_CHARS]
+    for piece in pieces(head, piece_size(len(head))):
         lang, probability = identifier.classify(piece)
         chars[lang] = chars.get(lang, 0.0) + len(piece)
         weighted[lang] = weighted.get(lang, 0.0) + len(piece) * float(probability)
         total += len(piece)
     best = max(chars, key=lambda k: (chars[k], k))  # ties: the larger code, deterministically
     return Detection(str(best), round(weighted[best] / total, 4))
+
+
+def piece_size(length: int) -> int:
+    """The piece size for a text of ``length`` characters: :data:`CHUNK_CHARS`, or smaller
+    so that a short text still makes :data:`MIN_PIECES` pieces, never below
+    :data:`MIN_PIECE_CHARS`.
+
+    >>> piece_size(5000), piece_size(2400), piece_size(930), piece_size(400)
+    (1000, 800, 310, 300)
+    """
+    return min(CHUNK_CHARS, max(MIN_PIECE_CHARS, length // MIN_PIECES))
 
 
 def pieces(text: str, size: int = CHUNK_CHARS) -> list[str]:
