@@ -123,10 +123,37 @@ def test_packed_sketches_are_the_stored_rows(tmp_path, encoding):
     assert len(chunks) > 3 and {len(c.ids) for c in chunks[:-1]} == {7}
     assert [i for c in chunks for i in c.ids.tolist()] == [i for i, _ in rows]
     assert b"".join(c.packed for c in chunks) == b"".join(b for _, b in rows)
-    assert conn.text_factory is not bytes  # restored
-    conn.execute("UPDATE _webdedup_sketches SET sketch = x'00' WHERE id = ?", (rows[3][0],))
+    reading = packed_sketches(conn, "region_stored_sketches", width, rows=7)
+    next(reading)
+    assert conn.execute("SELECT 'x'").fetchone() == ("x",)  # text is text between chunks
+    reading.close()
+    # widths summing to the right total (one short, one long) are refused all the same
+    conn.execute("UPDATE _webdedup_sketches SET sketch = x'' WHERE id = ?", (rows[3][0],))
+    conn.execute(
+        "UPDATE _webdedup_sketches SET sketch = randomblob(?) WHERE id = ?", (2 * width, rows[4][0])
+    )
     with pytest.raises(ValueError, match=f"not {width} bytes"):
         list(packed_sketches(conn, "region_stored_sketches", width))
+    conn.close()
+
+
+def test_packed_sketches_of_wide_sketches_take_fewer_rows(tmp_path, monkeypatch):
+    """A chunk stays under PACKED_BYTES (SQLite's strings end at a billion bytes): wide
+    sketches (a large num_perm) come fewer at a time, and all of them come."""
+    from webdedup.store import work
+
+    conn = connect(tmp_path / "w.sqlite", must_exist=False)
+    conn.execute("CREATE TABLE _webdedup_sketches (id INTEGER PRIMARY KEY, scheme, sketch)")
+    conn.executemany(
+        "INSERT INTO _webdedup_sketches VALUES (?, 's', ?)",
+        [(i, bytes([i % 251]) * 4096) for i in range(1, 41)],
+    )
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 50_000)  # 40 sketches of 4 KB would pass it
+    monkeypatch.setattr(work, "PACKED_BYTES", 40_000)
+    chunks = list(work.packed_sketches(conn, "region_stored_sketches", 4096))
+    assert [len(c.ids) for c in chunks] == [9, 9, 9, 9, 4]
+    whole = b"".join(bytes([i % 251]) * 4096 for i in range(1, 41))
+    assert b"".join(c.packed for c in chunks) == whole
     conn.close()
 
 

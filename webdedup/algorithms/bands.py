@@ -233,7 +233,7 @@ class NewKeys:
         """:func:`collisions` of the new rows with ``stored``: each stored key is looked up in
         the filter, and only the few that pass are searched for among the new keys."""
         stored = np.asarray(stored)
-        if stored.ndim != 2 or (len(stored) and stored.shape[1] != self.new.shape[1]):
+        if stored.ndim != 2 or stored.shape[1] != self.new.shape[1]:
             raise ValueError("stored must be a 2-D array of band keys with as many columns")
         columns = np.ascontiguousarray(stored.T)  # a band's keys side by side: faster to hash
         out_i: list[np.ndarray] = []
