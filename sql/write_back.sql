@@ -5,6 +5,10 @@
 -- No function call here: SQLite keeps a statement journal (a temporary file as large as the
 -- rows rewritten) for a statement that may fail halfway; OR FAIL (a failure keeps the rows
 -- already written, and the caller rolls the transaction back) lets it write the rows in place.
+-- `+w.id`: the loop walks temp.run_write and seeks each row of {pages} by rowid. Written
+-- `{pages}.{rowid} = w.id`, SQLite carried the id range over to {pages} and could scan the
+-- whole table under it: every page of a million-page crawl read for a nightly run's few
+-- thousand rows (tests/test_write_batches.py checks the plan).
 UPDATE OR FAIL {pages}
 SET canonical_url    = w.canonical_url,
     content_hash     = w.content_hash,
@@ -16,7 +20,7 @@ SET canonical_url    = w.canonical_url,
     dup_kind         = w.dup_kind,
     dup_score        = w.dup_score
 FROM temp.run_write AS w
-WHERE {pages}.{rowid} = w.id AND w.id BETWEEN :lo AND :hi
+WHERE {pages}.{rowid} = +w.id AND w.id BETWEEN :lo AND :hi
   AND ({pages}.canonical_url, {pages}.content_hash, {pages}.exact_group_size,
        {pages}.dup_group, {pages}.dup_group_size, {pages}.canonical_id, {pages}.is_canonical,
        {pages}.dup_kind, {pages}.dup_score)

@@ -12,6 +12,7 @@ from conftest import real_texts
 from webdedup import Config
 from webdedup.algorithms import simhash as sh
 from webdedup.algorithms.bands import (
+    NewKeys,
     _component_labels,
     candidate_pairs,
     collisions,
@@ -52,20 +53,30 @@ def test_candidate_pairs_of_nothing():
         candidate_pairs(np.arange(3))
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(9))
 def test_collisions_are_every_shared_key(seed):
     rng = np.random.default_rng(seed)
     top = int(rng.integers(2, 50))
     new = rng.integers(0, top, size=(int(rng.integers(1, 15)), 3))
     stored = rng.integers(0, top, size=(int(rng.integers(0, 200)), 3))
-    if seed % 2:  # signed 64-bit keys, as simhash's, negative ones too
+    if seed % 3 == 1:  # signed 64-bit keys, as simhash's, negative ones too
         new, stored = new - top // 2 - 2**62, stored - top // 2 - 2**62
+    if seed % 3 == 2:  # 32-bit keys over the whole range, as minhash's
+        spread = rng.integers(0, 2**32, size=top, dtype=np.uint64).astype(np.uint32)
+        new, stored = spread[new], spread[stored]
     i, m = collisions(new, stored)
     got = sorted(set(zip(i.tolist(), m.tolist(), strict=True)))
     want = sorted(
         (a, b) for a in range(len(new)) for b in range(len(stored)) if (new[a] == stored[b]).any()
     )
     assert got == want
+    # one NewKeys met by the stored rows a chunk at a time finds the same pairs
+    keys = NewKeys(new)
+    chunked = set()
+    for start in range(0, len(stored), 7):
+        ci, cm = keys.collisions(stored[start : start + 7])
+        chunked |= set(zip(ci.tolist(), (cm + start).tolist(), strict=True))
+    assert sorted(chunked) == want
 
 
 def test_simhash_band_keys_array_equals_band_keys():

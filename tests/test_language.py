@@ -112,6 +112,23 @@ def test_a_short_half_and_half_page_is_not_confident():
     assert sure == []
 
 
+@pytest.mark.parametrize("detect", [False, True])
+def test_a_new_detection_version_rebuilds_only_the_runs_that_detect(tmp_path, monkeypatch, detect):
+    """LANGUAGE_VERSION is how languages are detected: a database whose runs do not detect
+    them stays incremental when it changes; one whose runs do gets a full run."""
+    from webdedup import config
+
+    db = write_pages(
+        tmp_path / "c.sqlite",
+        [make_page(f"https://s.example/{i}", t) for i, (_, _, t) in enumerate(labelled_texts(1))],
+    )
+    monkeypatch.setattr(config, "LANGUAGE_VERSION", config.LANGUAGE_VERSION - 1)
+    Deduplicator(detect_language=detect).run_on_db(db)
+    monkeypatch.undo()
+    mode = Deduplicator(detect_language=detect).run_on_db(db).mode
+    assert mode == ("full" if detect else "incremental")
+
+
 def test_lang_is_stored_and_exported_in_json_csv_and_review(tmp_path):
     db = tmp_path / "cc.sqlite"
     assert invoke("ingest", str(db), str(WARC / "commoncrawl-sample.warc.gz"), "-q").exit_code == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from conftest import crawl_with_duplicates
+from conftest import annotations, crawl_with_duplicates
 
 from webdedup import Deduplicator
 from webdedup.errors import SchemaTooNew
@@ -81,3 +81,107 @@ def test_transaction_rolls_back(tmp_path):
             conn.execute("INSERT INTO t VALUES (1)")
             raise RuntimeError("boom")
     assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 0
+
+
+# -- sketches read packed (store.work.packed_sketches) ----------------------------------------
+def _crawl_db(path, encoding):
+    """The duplicate crawl in a new database whose text is ``encoding``."""
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA encoding = '{encoding}'")
+    conn.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, url TEXT, content TEXT)")
+    conn.executemany(
+        "INSERT INTO pages (url, content) VALUES (?, ?)",
+        [(p["url"], p["content"]) for p in crawl_with_duplicates()],
+    )
+    conn.commit()
+    conn.close()
+    return path
+
+
+@pytest.mark.parametrize("encoding", ["UTF-8", "UTF-16le"])
+def test_packed_sketches_are_the_stored_rows(tmp_path, encoding):
+    """Packed a few rows at a time, the stored sketches come back whole, in id order, with
+    their ids (gaps in the ids, and the smallest and largest rowids SQLite allows); where
+    text is UTF-16 too (there group_concat would recode the BLOBs: they travel as hex)."""
+    from webdedup.store.work import packed_sketches
+
+    db = _crawl_db(tmp_path / "c.sqlite", encoding)
+    Deduplicator().run_on_db(db)
+    conn = connect(db)
+    assert conn.execute("PRAGMA encoding").fetchone()[0] == encoding
+    conn.execute("DELETE FROM _webdedup_sketches WHERE id % 5 = 0")  # gaps in the ids
+    for extreme in (-(2**63), 2**63 - 1):
+        conn.execute(
+            "INSERT INTO _webdedup_sketches (id, scheme, sketch) "
+            "SELECT ?, scheme, sketch FROM _webdedup_sketches WHERE id = 1",
+            (extreme,),
+        )
+    rows = conn.execute("SELECT id, sketch FROM _webdedup_sketches ORDER BY id").fetchall()
+    width = len(rows[0][1])
+    assert len(rows) > 20 and {len(b) for _, b in rows} == {width}
+    chunks = list(packed_sketches(conn, "region_stored_sketches", width, rows=7))
+    assert len(chunks) > 3 and {len(c.ids) for c in chunks[:-1]} == {7}
+    assert [i for c in chunks for i in c.ids.tolist()] == [i for i, _ in rows]
+    assert b"".join(c.packed for c in chunks) == b"".join(b for _, b in rows)
+    reading = packed_sketches(conn, "region_stored_sketches", width, rows=7)
+    next(reading)
+    assert conn.execute("SELECT 'x'").fetchone() == ("x",)  # text is text between chunks
+    reading.close()
+    # widths summing to the right total (one short, one long) are refused all the same
+    conn.execute("UPDATE _webdedup_sketches SET sketch = x'' WHERE id = ?", (rows[3][0],))
+    conn.execute(
+        "UPDATE _webdedup_sketches SET sketch = randomblob(?) WHERE id = ?", (2 * width, rows[4][0])
+    )
+    with pytest.raises(ValueError, match=f"not {width} bytes"):
+        list(packed_sketches(conn, "region_stored_sketches", width))
+    conn.close()
+
+
+def test_packed_sketches_of_wide_sketches_take_fewer_rows(tmp_path, monkeypatch):
+    """A chunk stays under PACKED_BYTES (SQLite's strings end at a billion bytes): wide
+    sketches (a large num_perm) come fewer at a time, and all of them come."""
+    from webdedup.store import work
+
+    conn = connect(tmp_path / "w.sqlite", must_exist=False)
+    conn.execute("CREATE TABLE _webdedup_sketches (id INTEGER PRIMARY KEY, scheme, sketch)")
+    conn.executemany(
+        "INSERT INTO _webdedup_sketches VALUES (?, 's', ?)",
+        [(i, bytes([i % 251]) * 4096) for i in range(1, 41)],
+    )
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 50_000)  # 40 sketches of 4 KB would pass it
+    monkeypatch.setattr(work, "PACKED_BYTES", 40_000)
+    chunks = list(work.packed_sketches(conn, "region_stored_sketches", 4096))
+    assert [len(c.ids) for c in chunks] == [9, 9, 9, 9, 4]
+    whole = b"".join(bytes([i % 251]) * 4096 for i in range(1, 41))
+    assert b"".join(c.packed for c in chunks) == whole
+    conn.close()
+
+
+def test_packed_sketches_put_rows_in_id_order():
+    """An aggregate may take rows in any order: ids, columns and sketches are sorted together."""
+    import numpy as np
+
+    from webdedup.store.work import _in_id_order
+
+    ids, col = np.array([5, 2, 9]), np.array([50, 20, 90])
+    out_ids, (out_col,), packed = _in_id_order(ids, [col], b"aaBBcc", 2)
+    assert out_ids.tolist() == [2, 5, 9] and out_col.tolist() == [20, 50, 90]
+    assert packed == b"BBaacc"
+
+
+@pytest.mark.parametrize("method", ["minhash", "simhash"])
+def test_a_utf16_database_gets_the_groups_of_a_utf8_one(tmp_path, method):
+    """Full and nightly runs read sketches packed; a UTF-16 database takes the hex path."""
+    dbs = [_crawl_db(tmp_path / f"{e}.sqlite", e) for e in ("UTF-8", "UTF-16le")]
+    for db in dbs:
+        Deduplicator(method=method).run_on_db(db)
+        conn = sqlite3.connect(db)
+        conn.execute(
+            "INSERT INTO pages (url, content) SELECT url || '?copy', content || ' Fin.' "
+            "FROM pages WHERE id % 4 = 1"
+        )
+        conn.commit()
+        conn.close()
+        assert Deduplicator(method=method).run_on_db(db).mode == "incremental"
+    assert annotations(dbs[0]) == annotations(dbs[1])
+    assert len({v[3] for v in annotations(dbs[0]).values()}) > 10  # dup_group: many groups

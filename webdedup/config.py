@@ -35,8 +35,12 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-#: Version of how a page's language is found (a change rebuilds the stored state).
+#: Version of how a page's language is detected (a change rebuilds the stored state of the
+#: runs that detect languages; 2: short texts cut into 3 pieces).
 LANGUAGE_VERSION = 2
+#: Version of how a run that does not detect languages reads a crawler's own language
+#: column (what ``LANGUAGE_VERSION`` was before detection changed: such runs stay incremental).
+LANGUAGE_COLUMN_VERSION = 1
 METHODS = ("minhash", "levenshtein", "simhash", "vectors")
 #: Upper bounds that keep a value in the ranges the algorithms and SQLite accept.
 MAX_DISTANCE = 1_000_000
@@ -321,7 +325,7 @@ class Config:
             "similarity": self.similarity,
             "lsh_threshold": float(self.lsh_threshold),
             "chain_floor": float(self.chain_floor),
-            "language": LANGUAGE_VERSION,
+            "language": LANGUAGE_VERSION if self.detects_language else LANGUAGE_COLUMN_VERSION,
             "languages": sorted(self.languages),
             "detect_language": self.detects_language,
             "columns": asdict(self.columns),

@@ -41,7 +41,8 @@ DETECT_CHARS = 5_000
 CHUNK_CHARS = 1_000
 #: A text shorter than ``MIN_PIECES * CHUNK_CHARS`` is cut into this many pieces ...
 MIN_PIECES = 3
-#: ... of at least this many characters (a text under twice this is one piece).
+#: ... of at least this many characters (:func:`pieces` joins a last piece shorter than half
+#: a piece to the one before: a text under about 450 characters is one piece).
 MIN_PIECE_CHARS = 300
 #: Fewer words than this and no language is detected (too little to tell).
 MIN_WORDS = 5
@@ -132,7 +133,7 @@ def detect(text: str | None) -> Detection:
 
 def piece_size(length: int) -> int:
     """The piece size for a text of ``length`` characters: :data:`CHUNK_CHARS`, or smaller
-    so that a short text still makes :data:`MIN_PIECES` pieces, never below
+    so that a short text still makes about :data:`MIN_PIECES` pieces, never below
     :data:`MIN_PIECE_CHARS`.
 
     >>> piece_size(5000), piece_size(2400), piece_size(930), piece_size(400)

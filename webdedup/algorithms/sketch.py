@@ -151,18 +151,31 @@ def band_matrix(spec: NearSpec, blobs: Sequence[bytes]) -> np.ndarray:
     >>> band_matrix(spec, [blob]).tolist() == [[k & 0xFFFFFFFF for k in keys]]
     True
     """
+    width = sketch_width(spec)
+    if any(len(b) != width for b in blobs):
+        raise ValueError(
+            f"a stored {spec.method} sketch is not {width} bytes: the state is from another "
+            "version or configuration; run a full pass (webdedup db --full)"
+        )
+    return packed_band_matrix(spec, b"".join(blobs))
+
+
+def sketch_width(spec: NearSpec) -> int:
+    """The bytes of one sketch: 4 a band (minhash), 8 (simhash)."""
     if spec.method == "minhash":
-        width = 4 * spec.bands
-        if any(len(b) != width for b in blobs):
-            raise ValueError(
-                f"a stored minhash sketch is not {spec.bands} band keys ({width} bytes): "
-                "the state is from another version or configuration; run a full pass "
-                "(webdedup db --full)"
-            )
-        flat = np.frombuffer(b"".join(blobs), dtype="<u4")
-        return flat.reshape(len(blobs), spec.bands).astype(np.uint32)
+        return 4 * spec.bands
     if spec.method == "simhash":
-        return sh.band_keys_array(simhashes(blobs), spec.max_distance)
+        return 8
+    raise ValueError(f"method {spec.method!r} has no sketches")
+
+
+def packed_band_matrix(spec: NearSpec, packed: bytes) -> np.ndarray:
+    """:func:`band_matrix` of sketches given end to end (:func:`sketch_width` bytes each)."""
+    if spec.method == "minhash":
+        flat = np.frombuffer(packed, dtype="<u4")
+        return flat.reshape(len(flat) // spec.bands, spec.bands).astype(np.uint32)
+    if spec.method == "simhash":
+        return sh.band_keys_array(np.frombuffer(packed, dtype="<u8"), spec.max_distance)
     raise ValueError(f"method {spec.method!r} has no sketches")
 
 

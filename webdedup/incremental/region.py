@@ -20,14 +20,12 @@ import sqlite3
 
 import numpy as np
 
-from ..algorithms.bands import collisions
+from ..algorithms.bands import NewKeys
 from ..algorithms.simhash import hamming_distances
-from ..algorithms.sketch import NearSpec, band_matrix, simhashes
+from ..algorithms.sketch import NearSpec, band_matrix, packed_band_matrix, simhashes, sketch_width
 from ..config import Config
 from ..store import run_script, sql
-
-#: Stored sketches compared with the changed pages' at a time (bounded memory at any size).
-STORED_CHUNK = 200_000
+from ..store.work import packed_sketches
 
 
 def build_region(
@@ -71,7 +69,7 @@ def _add_band_neighbours(conn: sqlite3.Connection, spec: NearSpec) -> None:
     """Add the stored pages that share an LSH band key with a changed page to the region.
 
     The stored sketches are read a chunk at a time and their band keys compared with the
-    changed pages' in memory (:func:`~webdedup.algorithms.bands.collisions`). ``simhash``
+    changed pages' in memory (:class:`~webdedup.algorithms.bands.NewKeys`). ``simhash``
     keeps only the collisions within the distance: short band keys collide by chance (a
     16-bit key with 1 page in 65,536) and the SimHashes at hand tell at once whether one can
     become an edge. (A MinHash collision needs the texts to verify: all join the region.)
@@ -80,17 +78,16 @@ def _add_band_neighbours(conn: sqlite3.Connection, spec: NearSpec) -> None:
     if not changed:
         return
     blobs = [blob for _, blob in changed]
-    new_keys = band_matrix(spec, blobs)
+    new_keys = NewKeys(band_matrix(spec, blobs))
     new_hashes = simhashes(blobs) if spec.method == "simhash" else None
     found: set[int] = set()
-    cursor = conn.execute(sql("region_stored_sketches"))
-    while rows := cursor.fetchmany(STORED_CHUNK):
-        stored = [blob for _, blob in rows]
-        i, m = collisions(new_keys, band_matrix(spec, stored))
+    # a chunk of stored pages at a time: bounded memory at any size
+    for chunk in packed_sketches(conn, "region_stored_sketches", sketch_width(spec)):
+        i, m = new_keys.collisions(packed_band_matrix(spec, chunk.packed))
         if new_hashes is not None and m.size:
-            near = hamming_distances(new_hashes[i], simhashes(stored)[m]) <= spec.max_distance
-            m = m[near]
-        found.update(int(rows[k][0]) for k in np.unique(m).tolist())
+            near = hamming_distances(new_hashes[i], simhashes([chunk.packed])[m])
+            m = m[near <= spec.max_distance]
+        found.update(chunk.ids[np.unique(m)].tolist())
     conn.executemany(
         "INSERT OR IGNORE INTO temp.run_region (id) VALUES (?)", [(i,) for i in sorted(found)]
     )

@@ -29,24 +29,24 @@ from ..algorithms.cluster import component_edges, drop_cannot_links, group_near,
 from ..algorithms.simhash import HASH_BITS, hamming_distances
 from ..algorithms.sketch import (
     NearSpec,
-    band_matrix,
     features,
+    packed_band_matrix,
     pair_score,
     simhashes,
+    sketch_width,
     text_similarity,
 )
 from ..algorithms.text import sketch_utf8
 from ..parallel import ordered_map
-from ..store import lenient_text, run_script, sql
+from ..store import lenient_text, run_script
 from ..store.pages import PageInput, fetch_pages, fetch_texts, page_text
+from ..store.work import packed_sketches
 from . import language_guard, phase4_window, segments
 from .context import NearResult, RunContext
 from .phase1_prepare import worker_count
 
 #: Candidate pairs of the simhash method verified at a time.
 SIMHASH_BATCH = 100_000
-#: Sketches read from the run's work table at a time (their band keys go into one array).
-SKETCH_CHUNK = 100_000
 #: Candidate pairs per verification job handed to a worker process.
 VERIFY_CHUNK = 1_000
 #: Below this many candidate pairs verification stays in one process.
@@ -237,27 +237,31 @@ class _Nodes:
     ids: np.ndarray  # int64 page ids, ascending
     components: np.ndarray  # int64: the exact group of each
     keys: np.ndarray  # (nodes, bands): their band keys (sketch.band_matrix)
-    blobs: list[bytes]  # simhash: the sketches (the SimHashes); empty for minhash
+    hashes: np.ndarray  # simhash: the SimHashes (uint64); empty for minhash
 
 
 def _sketched_nodes(conn: sqlite3.Connection, spec: NearSpec) -> _Nodes:
-    """Read the nodes' sketches a chunk at a time into arrays (``sql/near_sketches.sql``)."""
+    """Read the nodes' sketches, packed a chunk at a time, into arrays
+    (``sql/near_sketches.sql``, :func:`~webdedup.store.work.packed_sketches`)."""
     ids: list[np.ndarray] = []
     components: list[np.ndarray] = []
     keys: list[np.ndarray] = []
-    kept: list[bytes] = []
-    cursor = conn.execute(sql("near_sketches"))
-    while rows := cursor.fetchmany(SKETCH_CHUNK):
-        blobs = [r[2] for r in rows]
-        ids.append(np.array([r[0] for r in rows], dtype=np.int64))
-        components.append(np.array([r[1] for r in rows], dtype=np.int64))
-        keys.append(band_matrix(spec, blobs))
+    hashes: list[np.ndarray] = []
+    for chunk in packed_sketches(conn, "near_sketches", sketch_width(spec)):
+        ids.append(chunk.ids)
+        components.append(chunk.columns[0])
+        keys.append(packed_band_matrix(spec, chunk.packed))
         if spec.method == "simhash":
-            kept.extend(blobs)
+            hashes.append(simhashes([chunk.packed]))
     if not ids:
         empty = np.empty(0, np.int64)
-        return _Nodes(empty, empty, np.empty((0, 1), np.int64), [])
-    return _Nodes(np.concatenate(ids), np.concatenate(components), np.concatenate(keys), kept)
+        return _Nodes(empty, empty, np.empty((0, 1), np.int64), np.empty(0, np.uint64))
+    return _Nodes(
+        np.concatenate(ids),
+        np.concatenate(components),
+        np.concatenate(keys),
+        np.concatenate(hashes) if hashes else np.empty(0, np.uint64),
+    )
 
 
 def _simhash_run(
@@ -270,7 +274,7 @@ def _simhash_run(
     200,000 pages at 0.9): they come a band at a time (each pair once, in the first band its
     pages share) and are verified a batch at a time; only the edges are kept.
     """
-    hashes = simhashes(nodes.blobs)
+    hashes = nodes.hashes
     bar = ctx.bar("verify", unit="pair")
     candidates = 0
     edges: list[tuple[int, int, float]] = []
