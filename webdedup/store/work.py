@@ -88,6 +88,7 @@ def packed_sketches(
             return
         lo = int(last) + 1
 
+
 def _in_id_order(
     ids: np.ndarray, columns: list[np.ndarray], packed: bytes, width: int
 ) -> tuple[np.ndarray, list[np.ndarray], bytes]:
