@@ -315,3 +315,95 @@ def test_sketch_utf8_is_the_digest_sketch() -> None:
     long = "Ünïcode wörds and 東京 " * (SKETCH_CHARS // 10)  # beyond the sketch's cap
     for text in [*TEXTS[:300], long, "", "   ", "e\u0301 x"]:
         assert sketch_utf8(text) == digest_text(text).utf8
+
+
+def _decodes(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _well_formed(data: bytes) -> bool:
+    """Whether the compiled normalizer reads ``data`` (bytes): only when Python's strict
+    decoder does, and every code point is in the table."""
+    return kernels.normalize_utf8(data, *char_table()) is not None
+
+
+@numba.njit
+def _strictly_valid(buf: np.ndarray) -> bool:
+    i = 0
+    while i < buf.size:
+        width = 1 if buf[i] < 0x80 else kernels._well_formed(buf, i, buf.size)
+        if width == 0:
+            return False
+        i += width
+    return True
+
+
+def _expected(data: bytes) -> bool:
+    table = char_table()[0]
+    covered = lambda text: all(  # noqa: E731
+        ord(ch) < table.shape[1] and table[0, ord(ch)] >= 0 for ch in text
+    )
+    return _decodes(data) and covered(data.decode("utf-8"))
+
+
+# the lead and continuation bytes around every boundary of UTF-8's well-formed table
+_UTF8_EDGES = st.sampled_from(
+    [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1]
+    + [0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xF8, 0xFE, 0xFF]
+)
+
+
+@settings(max_examples=3000, deadline=None, derandomize=True)
+@given(st.one_of(st.binary(max_size=12), st.lists(_UTF8_EDGES, max_size=8).map(bytes)))
+def test_bytes_are_read_only_when_pythons_strict_decoder_reads_them(data: bytes) -> None:
+    assert _well_formed(data) == _expected(data)
+
+
+def test_bytes_read_on_every_short_sequence_of_edge_bytes() -> None:
+    import itertools
+
+    edges = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF]
+    edges += [0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xF8, 0xFF]
+    tails = [0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0]
+    cases = [bytes(c) for n in (1, 2, 3) for c in itertools.product(edges, repeat=n)]
+    cases += [bytes((lead, *c)) for lead in edges[19:] for c in itertools.product(tails, repeat=3)]
+    wrong = [c for c in cases if _well_formed(c) != _expected(c)]
+    assert not wrong, wrong[:5]
+    # the check alone (the table also turns away surrogates and code points beyond it)
+    wrong = [c for c in cases if _strictly_valid(np.frombuffer(c, np.uint8)) != _decodes(c)]
+    assert not wrong, wrong[:5]
+
+
+def test_bytes_read_on_every_code_point_and_its_cut_forms() -> None:
+    for cp in range(0x80, 0x110000):
+        encoded = chr(cp).encode("utf-8", "surrogatepass")
+        assert _well_formed(encoded) == _expected(encoded), hex(cp)
+        if cp % 97 == 0:
+            assert not _well_formed(encoded[:-1]), hex(cp)
+            assert not _well_formed(encoded[1:]), hex(cp)
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True)
+@given(st.one_of(st.binary(max_size=40), st.lists(_UTF8_EDGES, max_size=30).map(bytes)))
+def test_bytes_normalize_as_their_lenient_decoding(data: bytes) -> None:
+    from webdedup.algorithms.text import digest_text, normalized_utf8, sketch_utf8
+
+    text = data.decode("utf-8", "replace")  # what store.pages.as_text reads
+    assert normalized_utf8(data) == normalized_utf8(text)
+    assert digest_text(data) == digest_text(text)
+    assert sketch_utf8(data) == sketch_utf8(text)
+
+
+def test_bytes_normalize_as_text_on_every_real_text() -> None:
+    from webdedup.algorithms.text import digest_text, sketch_utf8
+
+    for text in TEXTS:
+        data = text.encode("utf-8", "surrogatepass")
+        assert digest_text(data) == digest_text(text)
+        assert sketch_utf8(data) == sketch_utf8(text)
+        broken = data[:-1] if data and data[-1] >= 0x80 else data + b"\xe2\x80"  # a cut tail
+        assert digest_text(broken) == digest_text(broken.decode("utf-8", "replace"))

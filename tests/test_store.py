@@ -185,3 +185,31 @@ def test_a_utf16_database_gets_the_groups_of_a_utf8_one(tmp_path, method):
         assert Deduplicator(method=method).run_on_db(db).mode == "incremental"
     assert annotations(dbs[0]) == annotations(dbs[1])
     assert len({v[3] for v in annotations(dbs[0]).values()}) > 10  # dup_group: many groups
+
+
+_HTML = "<html><body><article><p>" + "The article of the HTML column, long enough. " * 12
+_HTML += "</p></article></body></html>"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Caf\u00e9 \u201cquoted\u201d text \u6771\u4eac".encode(),
+        b"Caf\xe9 latin-1 bytes, not UTF-8",
+        b"  \t\n ",
+        "\u00a0\u3000\u2028".encode(),  # blank for str.isspace, not for bytes.isspace
+        "\u200b\u00ad".encode(),  # invisible only: normalizes to nothing, not blank
+        b"\xed\xa0\x80 a surrogate",
+        b"",
+        "already text \u00e9",
+        None,
+    ],
+)
+@pytest.mark.parametrize("html", [None, _HTML])
+def test_page_digest_reads_what_page_text_reads(text: bytes | str | None, html: str | None) -> None:
+    from webdedup.algorithms.text import digest_text, sketch_utf8
+    from webdedup.store.pages import PageInput, page_digest, page_sketch_utf8, page_text
+
+    page = PageInput(1, "https://example.org/", text, html)
+    assert page_digest(page) == digest_text(page_text(page))
+    assert page_sketch_utf8(page) == sketch_utf8(page_text(page))

@@ -208,10 +208,37 @@ def _put_utf8(out: np.ndarray, size: int, cp: int) -> int:
     return size + 4
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _well_formed(buf: np.ndarray, i: int, n: int) -> int:
+    """The width of the UTF-8 sequence at ``buf[i]`` (not ASCII) when Python's strict
+    decoder reads it (no overlong form, no surrogate, nothing above U+10FFFF, not cut), else 0.
+    """
+    b = buf[i]
+    if 0xC2 <= b <= 0xDF:
+        width, lo, hi = 2, 0x80, 0xBF
+    elif 0xE0 <= b <= 0xEF:  # E0: no overlong form; ED: no surrogate
+        width = 3
+        lo = 0xA0 if b == 0xE0 else 0x80
+        hi = 0x9F if b == 0xED else 0xBF
+    elif 0xF0 <= b <= 0xF4:  # F0: no overlong form; F4: nothing above U+10FFFF
+        width = 4
+        lo = 0x90 if b == 0xF0 else 0x80
+        hi = 0x8F if b == 0xF4 else 0xBF
+    else:
+        return 0
+    if i + width > n or not (lo <= buf[i + 1] <= hi):
+        return 0
+    for k in range(i + 2, i + width):
+        if not (0x80 <= buf[k] <= 0xBF):
+            return 0
+    return width
+
+
 @nb.njit(cache=True, nogil=True)
 def _normalized_room(buf: np.ndarray, table: np.ndarray) -> int:
-    """Bytes that :func:`_normalize` may write for ``buf``, or -1 when a code point of it is
-    not in ``table`` (one light pass: the output is then allocated once)."""
+    """Bytes that :func:`_normalize` may write for ``buf``, or -1 when ``buf`` is not
+    well-formed UTF-8 or a code point of it is not in ``table`` (one light pass: the output
+    is then allocated once)."""
     n = buf.size
     limit = table.shape[1]
     room = n + 16
@@ -220,6 +247,8 @@ def _normalized_room(buf: np.ndarray, table: np.ndarray) -> int:
         if buf[i] < 0x80:
             i += 1
             continue
+        if _well_formed(buf, i, n) == 0:
+            return -1
         cp, width = _decode(buf, i, n)
         i += width
         if cp >= limit or table[0, cp] < 0:
@@ -416,11 +445,14 @@ def fold_tail(text: str) -> str:
     return out.tobytes().decode("utf-8", "surrogatepass")
 
 
-def normalize_utf8(text: str, table: np.ndarray, points: np.ndarray) -> np.ndarray | None:
+def normalize_utf8(
+    text: str | bytes, table: np.ndarray, points: np.ndarray
+) -> np.ndarray | None:
     """The UTF-8 bytes of :func:`~.text.normalize_text` of ``text`` (a uint8 array), or
     ``None`` when ``text`` has a code point whose normalization may depend on its neighbours
-    (a combining mark, a Hangul vowel...). ``table`` and ``points``: the code points'
-    mappings (:func:`~.text.char_table`).
+    (a combining mark, a Hangul vowel...) or a lone surrogate, or when ``bytes`` are not
+    well-formed UTF-8. ``table`` and ``points``: the code points' mappings
+    (:func:`~.text.char_table`).
 
     >>> from webdedup.algorithms.text import char_table
     >>> table = char_table()

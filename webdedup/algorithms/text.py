@@ -306,21 +306,34 @@ class TextDigest:
         return self.utf8.decode("utf-8", "surrogatepass")
 
 
-def normalized_utf8(text: str) -> bytes:
+def normalized_utf8(text: str | bytes) -> bytes:
     """``normalize_text(text).encode("utf-8", "surrogatepass")``, mostly without the ``str``
-    (the compiled normalizer writes UTF-8)."""
+    (the compiled normalizer writes UTF-8).
+
+    ``bytes`` are a text's UTF-8 as read from the database: well-formed ones are normalized
+    as they are (no decoding, no encoding back), others are first decoded with replacement
+    characters, as :func:`~webdedup.store.pages.as_text` decodes them.
+
+    >>> normalized_utf8("Caf\u00e9  OK".encode()), normalized_utf8(b"Caf\\xe9  OK")
+    (b'caf\\xc3\\xa9 ok', b'caf\\xef\\xbf\\xbd ok')
+    """
     if not text:
         return b""
+    kernels = compiled()
+    if isinstance(text, bytes):
+        fast = kernels.normalize_utf8(text, *char_table())  # None when not well-formed
+        if fast is not None:
+            return fast.tobytes()
+        text = text.decode("utf-8", "replace")
     if text.isascii():
         return normalize_text(text).encode("ascii")
-    kernels = compiled()
     fast = kernels.normalize_utf8(text, *char_table())
     if fast is not None:
         return fast.tobytes()
     return _normalize_str(text).encode("utf-8", "surrogatepass")
 
 
-def sketch_utf8(text: str | None) -> bytes:
+def sketch_utf8(text: str | bytes | None) -> bytes:
     """``digest_text(text).utf8`` without the hash and the lengths (what verification
     compares).
 
@@ -335,10 +348,11 @@ def sketch_utf8(text: str | None) -> bytes:
     return norm[: compiled().digest_parts(norm, SKETCH_CHARS)[2]]
 
 
-def digest_text(text: str | None, *, piece_chars: int = PIECE_CHARS) -> TextDigest:
+def digest_text(text: str | bytes | None, *, piece_chars: int = PIECE_CHARS) -> TextDigest:
     """Normalize and hash ``text``; memory stays bounded for huge pages.
 
-    The hash equals ``sha1(normalize_text(text))`` for every input.
+    The hash equals ``sha1(normalize_text(text))`` for every input. ``bytes``: the text's
+    UTF-8 (:func:`normalized_utf8`); more than ``piece_chars`` of them are decoded first.
     """
     if not text:
         return TextDigest(hashlib.sha1(b"").hexdigest(), 0, 0, b"")
@@ -352,6 +366,8 @@ def digest_text(text: str | None, *, piece_chars: int = PIECE_CHARS) -> TextDige
     lengths = [0, 0, 0]
     sketch: list[bytes] = []
     sketch_len = 0
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
     for piece in _pieces(text, piece_chars):
         norm = normalized_utf8(piece)
         if not norm:

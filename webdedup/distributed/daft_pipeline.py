@@ -46,12 +46,11 @@ from ..algorithms.cluster import drop_cannot_links, group_near, groups_apart
 from ..algorithms.election import ELECTION_KEYS, validate_election
 from ..algorithms.language import different_languages
 from ..algorithms.sketch import NearSpec, text_similarity
-from ..algorithms.text import digest_text
 from ..config import Config
 from ..errors import ClusterUnreachable, ConfigError, InputError, MissingColumn
 from ..pipeline.phase1_prepare import PrepareJob, prepare_batch
 from ..pipeline.phase4_near import verify_chunk
-from ..store.pages import PageInput, as_text, page_text
+from ..store.pages import PageInput, as_text, page_digest
 from ..version import __version__
 from .components import connected_components
 from .objectstore import ObjectStore, bucket_path, is_remote
@@ -449,7 +448,7 @@ def _cluster_udf(spec: NearSpec, config: Config, apart: set[tuple[int, int]]) ->
             if pid not in texts:
                 m = rows[pid].raw
                 page = PageInput(pid, None, as_text(m["content"]), m["html"])
-                texts[pid] = digest_text(page_text(page)).sketch
+                texts[pid] = page_digest(page).sketch
             return texts[pid]
 
         def score_of(a: int, b: int) -> float:

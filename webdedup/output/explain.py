@@ -33,12 +33,12 @@ from ..algorithms.election import DEFAULT_ELECTION, ELECTION_KEYS, validate_elec
 from ..algorithms.election import explain as election_values
 from ..algorithms.shingles import jaccard, shingle_hashes
 from ..algorithms.sketch import LEVENSHTEIN_MAX_CHARS, NearSpec, features, verify
-from ..algorithms.text import SKETCH_CHARS, digest_text
+from ..algorithms.text import SKETCH_CHARS
 from ..algorithms.urls import canonicalize_url
 from ..config import Config
 from ..errors import ConfigError, InputError
 from ..store import sql
-from ..store.pages import PageInput, as_text, page_text
+from ..store.pages import PageInput, as_text, page_digest
 from ..store.verdicts import pin_ranks, read_verdicts
 from .source import Source, open_source
 
@@ -87,7 +87,7 @@ def _page(conn: sqlite3.Connection, layout: Source, page_id: int) -> dict[str, A
     text = page.pop("text")
     html = page.pop("html")
     raw = PageInput(page_id, None, as_text(text), html)
-    page["normalized_text"] = digest_text(page_text(raw)).sketch  # as the run reads it
+    page["normalized_text"] = page_digest(raw).sketch  # as the run reads it
     if page["is_canonical"] is not None:
         page["is_canonical"] = bool(page["is_canonical"])
     return page

@@ -36,10 +36,9 @@ from ..algorithms.sketch import (
     sketch_width,
     text_similarity,
 )
-from ..algorithms.text import sketch_utf8
 from ..parallel import ordered_map
 from ..store import lenient_text, run_script
-from ..store.pages import PageInput, fetch_pages, fetch_texts, page_text
+from ..store.pages import PageInput, fetch_pages, fetch_texts, page_sketch_utf8
 from ..store.work import packed_sketches
 from . import language_guard, phase4_window, segments
 from .context import NearResult, RunContext
@@ -210,7 +209,7 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, i
 
 def _verify_pages(ctx: RunContext, ids: set[int]) -> dict[int, PageInput]:
     """The pages a verification job needs (without their repeated segments when stripping)."""
-    with lenient_text(ctx.conn, bytes):  # decoded by the workers (page_text)
+    with lenient_text(ctx.conn, bytes):  # normalized by the workers (page_sketch_utf8)
         pages = fetch_pages(ctx.conn, ctx.layout, ids)
     return segments.stripped_pages(ctx, pages) if ctx.config.strip_segments else pages
 
@@ -226,7 +225,7 @@ def verify_chunk(
     spec: NearSpec, pages: dict[int, PageInput], pairs: Sequence[tuple[int, int]]
 ) -> dict[tuple[int, int], float]:
     """Score candidate pairs from the raw pages (pure; runs in worker processes)."""
-    feats = {pid: features(spec, sketch_utf8(page_text(p))) for pid, p in pages.items()}
+    feats = {pid: features(spec, page_sketch_utf8(p)) for pid, p in pages.items()}
     return score_pairs(spec, feats, pairs)
 
 

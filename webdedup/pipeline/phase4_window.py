@@ -15,11 +15,10 @@ import numpy as np
 
 from ..algorithms.levenshtein import indel_scores, may_reach, window_delta, window_pairs
 from ..algorithms.sketch import LEVENSHTEIN_MAX_CHARS
-from ..algorithms.text import digest_text
 from ..config import Config
 from ..parallel import ordered_map
 from ..store import sql
-from ..store.pages import PageInput, fetch_pages, fetch_texts, page_text
+from ..store.pages import PageInput, fetch_pages, fetch_texts, page_digest
 from .context import RunContext
 from .phase1_prepare import worker_count
 
@@ -193,7 +192,7 @@ def indel_chunk(
     """Window scores of pairs from the raw pages (pure; runs in worker processes), as the
     full run's :func:`window_pairs` computes them."""
     texts = {
-        pid: digest_text(page_text(page)).sketch[:LEVENSHTEIN_MAX_CHARS]
+        pid: page_digest(page).sketch[:LEVENSHTEIN_MAX_CHARS]
         for pid, page in pages.items()
     }
     scores = indel_scores([texts[a] for a, _ in pairs], [texts[b] for _, b in pairs], threshold)

@@ -25,7 +25,7 @@ from ..algorithms.sketch import NearSpec, sketch_texts
 from ..algorithms.text import digest_text
 from ..parallel import ordered_map
 from ..store import run_script, sql, table_exists
-from ..store.pages import PageInput, fetch_pages, page_text
+from ..store.pages import PageInput, fetch_pages, page_digest, page_text
 from ..store.work import Sketch, store_sketches
 from .context import PhaseResult, RunContext
 from .phase1_prepare import worker_count
@@ -129,7 +129,7 @@ def stripped_pages(ctx: RunContext, pages: dict[int, PageInput]) -> dict[int, Pa
 def stripped_texts(ctx: RunContext, ids: Iterable[int]) -> dict[int, str]:
     """Normalized (sketch-capped) texts of the pages, without their repeated segments."""
     pages = stripped_pages(ctx, fetch_pages(ctx.conn, ctx.layout, ids))
-    return {pid: digest_text(page_text(p)).sketch for pid, p in pages.items()}
+    return {pid: page_digest(p).sketch for pid, p in pages.items()}
 
 
 def _stripped(page: PageInput, drop: frozenset[int] | None) -> PageInput:

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..algorithms.text import digest_text
 from ..config import Columns
 from .connection import transaction
 from .layout import Layout
 from .migrations import migrate
-from .pages import iter_pages, page_text
+from .pages import iter_pages, page_digest
 from .schema import record_annotated
 from .sqlfiles import quote, sql
 from .tables import add_column, table_columns
@@ -52,7 +51,7 @@ def add_content_hash_column(conn: sqlite3.Connection, columns: Columns | None = 
         reader.execute(layout.select_pages())
         batch: list[dict[str, object]] = []
         for page in iter_pages(reader):
-            digest = digest_text(page_text(page))
+            digest = page_digest(page)
             batch.append({"id": page.id, "hash": None if digest.empty else digest.sha1})
             if len(batch) >= BATCH:
                 conn.executemany(update, batch)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..algorithms.html_text import extract_text
-from ..algorithms.text import digest_text
+from ..algorithms.text import TextDigest, digest_text, sketch_utf8
 from .layout import Layout
 from .sqlfiles import quote
 
@@ -51,6 +51,30 @@ def page_text(page: PageInput) -> str | None:
     return text
 
 
+def page_digest(page: PageInput) -> TextDigest:
+    """``digest_text(page_text(page))``; a text read as bytes is digested without decoding it.
+
+    When that digest is empty, the text may be blank and ``page_text`` may take the HTML
+    instead: then it is decoded and read as ``page_text`` reads it (a text that normalizes to
+    something is not blank, so the shortcut never changes which text is read).
+    """
+    if isinstance(page.text, bytes):
+        digest = digest_text(page.text)
+        if not digest.empty:
+            return digest
+    return digest_text(page_text(page))
+
+
+def page_sketch_utf8(page: PageInput) -> bytes:
+    """``sketch_utf8(page_text(page))``, what verification compares; a text read as bytes
+    is normalized without decoding it, as in :func:`page_digest`."""
+    if isinstance(page.text, bytes):
+        utf8 = sketch_utf8(page.text)
+        if utf8:
+            return utf8
+    return sketch_utf8(page_text(page))
+
+
 def iter_pages(cursor: Iterable[tuple[Any, ...]]) -> Iterator[PageInput]:
     """Pages from rows of :meth:`Layout.select_pages` (the text as read: :func:`page_text`
     decodes it when it is bytes)."""
@@ -84,4 +108,4 @@ def fetch_pages(
 def fetch_texts(conn: sqlite3.Connection, layout: Layout, ids: Iterable[int]) -> dict[int, str]:
     """Normalized (sketch-capped) texts of the given page ids."""
     pages = fetch_pages(conn, layout, ids)
-    return {pid: digest_text(page_text(p)).sketch for pid, p in pages.items()}
+    return {pid: page_digest(p).sketch for pid, p in pages.items()}
