@@ -824,3 +824,29 @@ def test_ignore_rules_compile_never_crashes_unexpectedly(pattern: str) -> None:
         return
     assert rules.patterns == (pattern.strip(),)
     rules.match("https://example.com/a/b")
+
+
+def _label_by_label(host: str) -> bool:
+    """_valid_dns_host by its definition: 1 to 253 characters, labels of 1 to 63 of a-z,
+    0-9, '-' and '_' between dots."""
+    if not host or len(host) > 253:
+        return False
+    return all(
+        0 < len(label) <= 63 and all(ch in "abcdefghijklmnopqrstuvwxyz0123456789-_" for ch in label)
+        for label in host.split(".")
+    )
+
+
+@settings(max_examples=2000, derandomize=True)
+@given(
+    st.one_of(
+        st.text(alphabet="ab-_.Z9\n\u00e9\u0131K", max_size=14),
+        st.lists(st.sampled_from(["a" * 62, "a" * 63, "a" * 64, "", "b"]), max_size=6).map(
+            ".".join
+        ),
+    )
+)
+def test_valid_dns_host_is_its_label_by_label_definition(host: str) -> None:
+    from webdedup.algorithms.urls import _valid_dns_host
+
+    assert _valid_dns_host(host) == _label_by_label(host)

@@ -143,6 +143,9 @@ _FRAGMENT_SAFE = _UNRESERVED | frozenset(_SUB_DELIMS + ":@/?")
 _HOST_LABEL_CHARS = frozenset(string.ascii_lowercase + string.digits + "-_")
 _MAX_HOST_LENGTH = 253
 _MAX_LABEL_LENGTH = 63
+#: Labels of :data:`_HOST_LABEL_CHARS`, 1 to :data:`_MAX_LABEL_LENGTH` of them, between dots.
+_DNS_LABEL = f"[a-z0-9_-]{{1,{_MAX_LABEL_LENGTH}}}"
+_DNS_HOST = re.compile(rf"{_DNS_LABEL}(?:\.{_DNS_LABEL})*")
 _MAX_PORT = 65535
 _REMOVED_CHARS = str.maketrans("", "", "\t\n\r")
 _IDN_DOTS = str.maketrans("\u3002\uff0e\uff61", "...")
@@ -319,14 +322,7 @@ def _valid_dns_host(host: str) -> bool:
     >>> _valid_dns_host("xn--bcher-kva.example"), _valid_dns_host("a..b")
     (True, False)
     """
-    if not host or len(host) > _MAX_HOST_LENGTH:
-        return False
-    for label in host.split("."):
-        if not label or len(label) > _MAX_LABEL_LENGTH:
-            return False
-        if not all(ch in _HOST_LABEL_CHARS for ch in label):
-            return False
-    return True
+    return len(host) <= _MAX_HOST_LENGTH and _DNS_HOST.fullmatch(host) is not None
 
 
 def _idn_to_ascii(host: str) -> str | None:
@@ -363,6 +359,7 @@ def _idn_to_ascii(host: str) -> str | None:
     return ".".join(labels)
 
 
+@functools.lru_cache(maxsize=4096)  # a crawl has far fewer hosts than pages
 def _normalize_host(host: str) -> str | None:
     """Canonical form of a host (no port, no userinfo), or ``None`` when invalid.
 
