@@ -376,6 +376,10 @@ def test_bytes_read_on_every_short_sequence_of_edge_bytes() -> None:
     # the check alone (the table also turns away surrogates and code points beyond it)
     wrong = [c for c in cases if _strictly_valid(np.frombuffer(c, np.uint8)) != _decodes(c)]
     assert not wrong, wrong[:5]
+    # a sequence cut by the end of an array that goes on in memory (no NUL after it)
+    for whole in ("\u00e9", "\u20ac", "\U0001f600"):
+        data = np.frombuffer(whole.encode() * 2, np.uint8)
+        assert not _strictly_valid(data[: len(whole.encode()) - 1])
 
 
 def test_bytes_read_on_every_code_point_and_its_cut_forms() -> None:
@@ -396,6 +400,21 @@ def test_bytes_normalize_as_their_lenient_decoding(data: bytes) -> None:
     assert normalized_utf8(data) == normalized_utf8(text)
     assert digest_text(data) == digest_text(text)
     assert sketch_utf8(data) == sketch_utf8(text)
+
+
+@settings(max_examples=600, deadline=None, derandomize=True)
+@given(
+    st.one_of(
+        st.binary(max_size=40),
+        st.text(alphabet="ab \u00e9\u6771\n\u00a0-\u200b", max_size=30).map(str.encode),
+    ),
+    st.integers(1, 12),
+)
+def test_bytes_beyond_the_piece_size_digest_as_their_decoding(data: bytes, piece: int) -> None:
+    from webdedup.algorithms.text import digest_text
+
+    text = data.decode("utf-8", "replace")
+    assert digest_text(data, piece_chars=piece) == digest_text(text, piece_chars=piece)
 
 
 def test_bytes_normalize_as_text_on_every_real_text() -> None:

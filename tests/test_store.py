@@ -213,3 +213,19 @@ def test_page_digest_reads_what_page_text_reads(text: bytes | str | None, html: 
     page = PageInput(1, "https://example.org/", text, html)
     assert page_digest(page) == digest_text(page_text(page))
     assert page_sketch_utf8(page) == sketch_utf8(page_text(page))
+
+
+@pytest.mark.parametrize("segments", [False, True])
+def test_phase1_extracts_a_blank_pages_html_once(monkeypatch, segments: bool) -> None:
+    import webdedup.store.pages as pages_module
+    from webdedup.algorithms.urls import IgnoreRules
+    from webdedup.config import Config
+    from webdedup.pipeline.phase1_prepare import prepare_page
+
+    calls = []
+    extract = pages_module.extract_text
+    monkeypatch.setattr(pages_module, "extract_text", lambda html: calls.append(1) or extract(html))
+    page = pages_module.PageInput(1, "https://example.org/a", b"  \n ", _HTML)
+    rules = IgnoreRules.from_patterns([])
+    row, utf8, _ = prepare_page(page, Config(count_segments=segments), rules)
+    assert len(calls) == 1 and row.content_hash is not None and utf8.startswith(b"the article")

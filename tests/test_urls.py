@@ -840,7 +840,7 @@ def _label_by_label(host: str) -> bool:
 @settings(max_examples=2000, derandomize=True)
 @given(
     st.one_of(
-        st.text(alphabet="ab-_.Z9\n\u00e9\u0131K", max_size=14),
+        st.text(alphabet="ab-_.Z9\n\u00e9\u0131K\u0661\uff41", max_size=14),
         st.lists(st.sampled_from(["a" * 62, "a" * 63, "a" * 64, "", "b"]), max_size=6).map(
             ".".join
         ),

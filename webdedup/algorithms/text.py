@@ -351,8 +351,9 @@ def sketch_utf8(text: str | bytes | None) -> bytes:
 def digest_text(text: str | bytes | None, *, piece_chars: int = PIECE_CHARS) -> TextDigest:
     """Normalize and hash ``text``; memory stays bounded for huge pages.
 
-    The hash equals ``sha1(normalize_text(text))`` for every input. ``bytes``: the text's
-    UTF-8 (:func:`normalized_utf8`); more than ``piece_chars`` of them are decoded first.
+    The hash equals ``sha1(normalize_text(text))`` for every input (for ``bytes``, of their
+    decoding with replacement characters: :func:`normalized_utf8`); more than
+    ``piece_chars`` bytes are decoded first, then cut into pieces.
     """
     if not text:
         return TextDigest(hashlib.sha1(b"").hexdigest(), 0, 0, b"")

@@ -144,7 +144,7 @@ _HOST_LABEL_CHARS = frozenset(string.ascii_lowercase + string.digits + "-_")
 _MAX_HOST_LENGTH = 253
 _MAX_LABEL_LENGTH = 63
 #: Labels of :data:`_HOST_LABEL_CHARS`, 1 to :data:`_MAX_LABEL_LENGTH` of them, between dots.
-_DNS_LABEL = f"[a-z0-9_-]{{1,{_MAX_LABEL_LENGTH}}}"
+_DNS_LABEL = f"[{re.escape(''.join(sorted(_HOST_LABEL_CHARS)))}]{{1,{_MAX_LABEL_LENGTH}}}"
 _DNS_HOST = re.compile(rf"{_DNS_LABEL}(?:\.{_DNS_LABEL})*")
 _MAX_PORT = 65535
 _REMOVED_CHARS = str.maketrans("", "", "\t\n\r")

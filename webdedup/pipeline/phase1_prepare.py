@@ -13,7 +13,7 @@ from typing import NamedTuple
 from ..algorithms import language
 from ..algorithms.segments import page_segments
 from ..algorithms.sketch import NearSpec, sketch_texts
-from ..algorithms.text import char_table, compiled
+from ..algorithms.text import char_table, compiled, digest_text
 from ..algorithms.timestamps import parse_timestamp
 from ..algorithms.urls import IgnoreRules, canonical_host, canonicalize_url, is_https, url_hash
 from ..config import Config
@@ -57,9 +57,12 @@ def prepare_page(
     the page's segment hashes (:mod:`~webdedup.algorithms.segments`; none when ignored or not
     counted)."""
     url = page.url if isinstance(page.url, str) else None
-    digest = page_digest(page)  # the text as read (bytes): no decoding when it is well-formed
-    needs_text = config.detects_language or config.counts_segments
-    text = page_text(page) if needs_text else None  # the same text, decoded
+    if config.detects_language or config.counts_segments:  # they read the text itself
+        text = page_text(page)
+        digest = digest_text(text)
+    else:
+        text = None
+        digest = page_digest(page)  # the text's bytes as read: no decoding when well-formed
     canonical = canonicalize_url(url, discard_params=config.discard_params) if url else None
     ignored: str | None = None
     if digest.empty:

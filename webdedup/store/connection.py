@@ -169,8 +169,9 @@ def decode_text(data: bytes) -> str:
 def lenient_text(conn: sqlite3.Connection, factory: Any = decode_text) -> Iterator[None]:
     """Decode invalid UTF-8 leniently on a connection for a while (for adopted connections;
     :func:`connect` already sets it on the connections it opens), then restore its factory.
-    ``factory=bytes`` reads TEXT as its bytes: :func:`~.pages.page_text` decodes a page's
-    text where it is used (in a worker process, not in the one reading the database)."""
+    ``factory=bytes`` reads TEXT as its bytes, handed on undecoded to the worker processes:
+    :func:`~.pages.page_digest` normalizes well-formed UTF-8 as it is, and
+    :func:`~.pages.page_text` decodes a text where one is needed."""
     old = conn.text_factory
     conn.text_factory = factory
     try:
