@@ -321,10 +321,13 @@ def normalized_utf8(text: str | bytes) -> bytes:
         return b""
     kernels = compiled()
     if isinstance(text, bytes):
-        fast = kernels.normalize_utf8(text, *char_table())  # None when not well-formed
+        fast = kernels.normalize_utf8(text, *char_table())
         if fast is not None:
             return fast.tobytes()
-        text = text.decode("utf-8", "replace")
+        try:  # well-formed: the table left a code point to the str steps (it would again)
+            return _normalize_str(text.decode("utf-8")).encode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:  # not well-formed: decoded as as_text does, then as a str
+            text = text.decode("utf-8", "replace")
     if text.isascii():
         return normalize_text(text).encode("ascii")
     fast = kernels.normalize_utf8(text, *char_table())
