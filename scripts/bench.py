@@ -16,7 +16,9 @@ of it, run in its own process so that its peak memory, CPU time and the bytes it
 end to end (all phases, write-back included). The peers (``scripts/bench_peers.py``: a plain
 rensa and a plain datasketch MinHash-LSH pipeline, one core each) run on the same corpus in
 the same invocation, interleaved with webdedup's runs, so that the ratios hold however fast
-the machine is that day.
+the machine is that day. So does ``floor``: reading every text and writing one column onto
+every page row, which is what webdedup's output costs before any deduplication (a lower bound
+of any pipeline that annotates ``pages``, printed as a ratio of each peer too).
 """
 
 from __future__ import annotations
@@ -152,7 +154,7 @@ def run_child(db: Path, method: str) -> dict:
 def available_peers(names: list[str]) -> list[str]:
     found = []
     for name in names:
-        if importlib.util.find_spec(name) is None:
+        if name != "floor" and importlib.util.find_spec(name) is None:
             print(f"peer {name}: not installed (pip install -e '.[bench]'), skipped")
         else:
             found.append(name)
@@ -279,8 +281,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--peers",
-        default="rensa,datasketch",
-        help="Peer pipelines run beside webdedup (scripts/bench_peers.py).",
+        default="rensa,datasketch,floor",
+        help="Peer pipelines run beside webdedup (scripts/bench_peers.py); floor: read the "
+        "texts and annotate every page row, nothing else.",
     )
     parser.add_argument("--no-peers", action="store_true", help="Run webdedup alone.")
     parser.add_argument(
@@ -345,6 +348,8 @@ def main(argv: list[str] | None = None) -> int:
         best = {name: median(rs) for name, rs in runs.items()}
         for name, r in best.items():
             label = f"webdedup {name}" if name in methods else f"{name} (peer)"
+            if name == "floor":
+                label = "floor (read+annotate)"
             peak = r["maxrss_kib"] / 1024
             extra = ""
             if "worker_maxrss_kib" in r:
@@ -353,11 +358,20 @@ def main(argv: list[str] | None = None) -> int:
                 f"{label:<20} {r['wall']:>7.2f} {r['cpu']:>7.1f} {args.pages / r['wall']:>8,.0f} "
                 f"{mb / r['wall']:>6.1f} {peak:>9.0f} {r['groups']:>7,}  {r['all_walls']}{extra}"
             )
+        if "floor" in best:
+            for peer in peers:
+                if peer != "floor":
+                    ratio = best["floor"]["wall"] / best[peer]["wall"]
+                    print(
+                        f"floor / {peer}: {ratio:.2f} x the peer's wall time (reading the texts "
+                        "and annotating every page row, no deduplication)"
+                    )
         for method in methods:
             r = best[method]
             for peer in peers:
                 ratio = r["wall"] / best[peer]["wall"]
-                print(f"webdedup {method} / {peer}: {ratio:.2f} x the peer's wall time")
+                whose = "the floor's" if peer == "floor" else "the peer's"
+                print(f"webdedup {method} / {peer}: {ratio:.2f} x {whose} wall time")
             print(
                 f"webdedup {method}: wrote {r['write_bytes'] / 1e6:,.0f} MB = "
                 f"{r['write_bytes'] / r['db_after']:.2f} x the database "
