@@ -45,6 +45,27 @@ def environment(code: Path | None) -> dict[str, str]:
     return env if code is None else {**env, "PYTHONPATH": str(code)}
 
 
+def this_checkout() -> Path | None:
+    """The code of this checkout: the installed package when it is this checkout (an editable
+    install maps webdedup.sql to the top-level sql/ folder, which a plain PYTHONPATH would
+    not find), else this checkout first on the path (a git worktree beside the installed
+    one), with the ``webdedup/sql`` link the wheel's layout has, made if missing."""
+    found = subprocess.run(
+        [sys.executable, "-c", "import webdedup; print(webdedup.__file__)"],
+        capture_output=True,
+        text=True,
+        env=environment(None),
+        cwd=tempfile.gettempdir(),
+    ).stdout.strip()
+    if found and Path(found).resolve().is_relative_to(ROOT):
+        return None
+    link = ROOT / "webdedup" / "sql"
+    if not link.exists():
+        link.symlink_to(ROOT / "sql")  # untracked: git status shows it
+        print(f"made {link} -> ../sql (remove it before committing)")
+    return ROOT
+
+
 def timed_run(code: Path | None, corpus: Path, work: Path) -> tuple[float, float]:
     """(wall, CPU) seconds of ``webdedup db`` with the package at ``code`` on a copy."""
     db = work / "run.sqlite"
@@ -79,9 +100,7 @@ def main() -> None:
         )
         try:
             (base / "webdedup" / "sql").symlink_to(base / "sql")  # as the wheel lays it out
-            # this checkout: the installed package (an editable install maps webdedup.sql to
-            # the top-level sql/ folder, which a plain PYTHONPATH would not find)
-            sides: dict[str, Path | None] = {args.base: base, "this checkout": None}
+            sides: dict[str, Path | None] = {args.base: base, "this checkout": this_checkout()}
             for name, code in sides.items():
                 print(f"{name}:", flush=True)
                 subprocess.run(
