@@ -21,6 +21,7 @@ import numba as nb
 import numpy as np
 
 __all__ = [
+    "band_collisions",
     "fold_tail",
     "length_parts",
     "digest_parts",
@@ -571,6 +572,113 @@ def shared_count(a: np.ndarray, b: np.ndarray) -> int:
     2
     """
     return int(_shared(a, b))
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _passes(key: int, multipliers: np.ndarray, j: int, member: np.ndarray, shift: int) -> bool:
+    for k in range(multipliers.shape[0]):  # every one of the key's bits must be set
+        bit = ((_U64(key) * _U64(multipliers[k, j])) & _LOW32) >> _U64(shift)
+        if ((member[bit >> _U64(3)] >> (bit & _U64(7))) & 1) == 0:
+            return False
+    return True
+
+
+@nb.njit(cache=True, nogil=True)
+def _band_collisions(
+    folded: np.ndarray,
+    keys: np.ndarray,
+    multipliers: np.ndarray,
+    member: np.ndarray,
+    shift: int,
+    ordered: np.ndarray,
+    order: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    rows, columns = keys.shape
+    width = ordered.shape[1]
+    # 1. the rows whose key passes the filter, column by column (few do); counted first:
+    # growing an array inside this loop made it several times slower
+    counts = np.zeros(columns + 1, dtype=np.int64)
+    for m in range(rows):  # a row's keys side by side: one pass over the matrix as stored
+        for j in range(columns):
+            if _passes(folded[m, j], multipliers, j, member, shift):
+                counts[j + 1] += 1
+    starts = np.cumsum(counts)
+    hits = np.empty(starts[columns], dtype=np.int64)
+    fill = starts[:columns].copy()
+    for m in range(rows):
+        for j in range(columns):
+            if _passes(folded[m, j], multipliers, j, member, shift):
+                hits[fill[j]] = m
+                fill[j] += 1
+    # 2. each passing key's run of equal keys among its column's sorted new keys
+    left = np.empty(hits.size, dtype=np.int64)
+    right = np.empty(hits.size, dtype=np.int64)
+    total = 0
+    for j in range(columns):
+        column = ordered[j]
+        for h in range(starts[j], starts[j + 1]):
+            key = keys[hits[h], j]
+            lo, hi = 0, width
+            while lo < hi:  # the first new key >= key
+                mid = (lo + hi) >> 1
+                if column[mid] < key:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            end = lo
+            while end < width and column[end] == key:
+                end += 1
+            left[h], right[h] = lo, end
+            total += end - lo
+    out_i = np.empty(total, dtype=np.int64)
+    out_m = np.empty(total, dtype=np.int64)
+    k = 0
+    for j in range(columns):
+        for h in range(starts[j], starts[j + 1]):
+            for pos in range(left[h], right[h]):
+                out_i[k] = order[j, pos]
+                out_m[k] = hits[h]
+                k += 1
+    return out_i, out_m
+
+
+def band_collisions(
+    folded: np.ndarray,
+    keys: np.ndarray,
+    multipliers: np.ndarray,
+    member: np.ndarray,
+    shift: int,
+    ordered: np.ndarray,
+    order: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(i, m)``: stored row ``m`` has new row ``i``'s key in some column.
+
+    ``keys``: the stored rows' keys (rows, columns), ``folded`` the same as uint32 for the
+    filter; a key passes when, for each ``k``, bit ``(key * multipliers[k, column]) mod
+    2**32 >> shift`` of ``member`` is set (bit ``b`` at byte ``b >> 3``, ``1 << (b & 7)``),
+    and only then is it searched among the new keys: ``ordered[column]`` sorted,
+    ``order[column]`` their rows.
+    Pairs come column by column, stored rows ascending, then in ``ordered``'s order; a pair
+    comes once for each column it collides in (:meth:`~.bands.NewKeys.collisions`, which
+    the tests check against brute force).
+
+    >>> member = np.full(1, 0xFF, dtype=np.uint8)  # every bit of 0..7 set: all pass
+    >>> new = np.array([[5, 7]], np.uint32)
+    >>> stored = np.array([[5, 1], [2, 7]], np.uint32)
+    >>> i, m = band_collisions(stored, stored, np.ones((1, 2), np.uint32), member, 32,
+    ...                        np.ascontiguousarray(new.T), np.zeros((2, 1), np.int64))
+    >>> list(zip(i.tolist(), m.tolist()))
+    [(0, 0), (0, 1)]
+    """
+    return _band_collisions(
+        np.ascontiguousarray(folded, dtype=np.uint32),
+        np.ascontiguousarray(keys),
+        multipliers,
+        member,
+        shift,
+        ordered,
+        order,
+    )
 
 
 def warm_up() -> None:
