@@ -16,9 +16,10 @@ of it, run in its own process so that its peak memory, CPU time and the bytes it
 end to end (all phases, write-back included). The peers (``scripts/bench_peers.py``: a plain
 rensa and a plain datasketch MinHash-LSH pipeline, one core each) run on the same corpus in
 the same invocation, interleaved with webdedup's runs, so that the ratios hold however fast
-the machine is that day. So does ``floor``: reading every text and writing one column onto
-every page row, which is what webdedup's output costs before any deduplication (a lower bound
-of any pipeline that annotates ``pages``, printed as a ratio of each peer too).
+the machine is that day. So does ``floor``: reading every text and writing webdedup's
+annotation columns onto every page row, which is what webdedup's output costs before any
+deduplication (a lower bound of any pipeline that annotates ``pages`` with the same
+durability, printed as a ratio of each peer too).
 """
 
 from __future__ import annotations
@@ -349,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, r in best.items():
             label = f"webdedup {name}" if name in methods else f"{name} (peer)"
             if name == "floor":
-                label = "floor (read+annotate)"
+                label = "floor (annotate)"
             peak = r["maxrss_kib"] / 1024
             extra = ""
             if "worker_maxrss_kib" in r:

@@ -29,8 +29,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WARM = (
-    "import webdedup; from webdedup.algorithms.text import compiled; compiled().warm_up(); "
-    "print('  code:', webdedup.__file__)"
+    "import webdedup, webdedup.sql; from webdedup.algorithms.text import compiled; "
+    "compiled().warm_up(); print('  code:', webdedup.__file__, 'sql:', *webdedup.sql.__path__)"
 )
 
 
@@ -57,12 +57,12 @@ def this_checkout() -> Path | None:
         env=environment(None),
         cwd=tempfile.gettempdir(),
     ).stdout.strip()
-    if found and Path(found).resolve().is_relative_to(ROOT):
+    if found and Path(found).resolve().parent == (ROOT / "webdedup").resolve():
         return None
     link = ROOT / "webdedup" / "sql"
-    if not link.exists():
-        link.symlink_to(ROOT / "sql")  # untracked: git status shows it
-        print(f"made {link} -> ../sql (remove it before committing)")
+    if not link.is_symlink() and not link.exists():
+        link.symlink_to(Path("..") / "sql")  # ignored by git (.gitignore)
+        print(f"made {link} -> ../sql")
     return ROOT
 
 

@@ -20,6 +20,7 @@ from webdedup.algorithms.bands import (
     pairs_by_band,
 )
 from webdedup.algorithms.cluster import UnionFind
+from webdedup.algorithms.kernels import band_collisions
 from webdedup.algorithms.sketch import NearSpec, band_matrix, sketch_texts
 from webdedup.algorithms.text import normalize_text
 
@@ -77,6 +78,43 @@ def test_collisions_are_every_shared_key(seed):
         ci, cm = keys.collisions(stored[start : start + 7])
         chunked |= set(zip(ci.tolist(), (cm + start).tolist(), strict=True))
     assert sorted(chunked) == want
+
+
+def test_collisions_of_keys_of_two_integer_types():
+    # 32-bit keys met by the same values as signed 64-bit ones: the same pairs
+    rng = np.random.default_rng(5)
+    new = rng.integers(0, 2**32, size=(6, 3), dtype=np.uint64).astype(np.uint32)
+    more = rng.integers(0, 2**32, size=(20, 3), dtype=np.uint64).astype(np.uint32)
+    stored = np.concatenate([new[::-1], more])
+    want = sorted(
+        (a, b) for a in range(len(new)) for b in range(len(stored)) if (new[a] == stored[b]).any()
+    )
+    for left, right in ((new, stored.astype(np.int64)), (new.astype(np.int64), stored)):
+        i, m = NewKeys(left).collisions(right)
+        assert sorted(set(zip(i.tolist(), m.tolist(), strict=True))) == want
+    # unsigned and signed 64-bit keys have no exact common type (numpy would round to float)
+    big = np.array([[2**60 + 1]], dtype=np.uint64)
+    with pytest.raises(TypeError, match="cannot be compared"):
+        NewKeys(big).collisions(big.astype(np.int64))
+
+
+def test_band_collisions_refuses_arrays_it_would_read_past():
+    # the compiled loop does not check indexes: the wrapper checks the shapes first
+    keys = np.arange(6, dtype=np.uint32).reshape(3, 2)
+    member = np.zeros(1 << 21, dtype=np.uint8)
+    ordered, order = np.zeros((2, 1), np.uint32), np.zeros((2, 1), np.int64)
+    ok = band_collisions(keys, keys, np.ones((2, 2), np.uint32), member, 8, ordered, order)
+    assert ok[0].size == 0
+    bad = [
+        (keys, keys, np.ones((2, 3), np.uint32), member, 8, ordered, order),  # multipliers
+        (keys, keys, np.ones((2, 2), np.uint32), member[:100], 8, ordered, order),  # filter
+        (keys, keys, np.ones((2, 2), np.uint32), member, 7, ordered, order),  # shift
+        (keys, keys, np.ones((2, 2), np.uint32), member, 8, ordered[:1], order[:1]),  # columns
+        (keys, keys.astype(np.int64), np.ones((2, 2), np.uint32), member, 8, ordered, order),
+    ]
+    for args in bad:
+        with pytest.raises(ValueError, match="mismatched"):
+            band_collisions(*args)
 
 
 def test_simhash_band_keys_array_equals_band_keys():

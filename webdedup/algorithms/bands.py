@@ -199,8 +199,8 @@ def _folded(keys: np.ndarray) -> np.ndarray:
 
 def _bits(column: np.ndarray, multiplier: np.uint32) -> np.ndarray:
     """Filter bits of one band's keys: a multiplicative hash in 32-bit arithmetic (wrapping;
-    keys wider than 32 bits, simhash's, are folded first). :func:`~.kernels.filter_hits`
-    computes the same bits in its loop."""
+    keys wider than 32 bits, simhash's, are folded first). :func:`~.kernels.band_collisions`
+    tests the same bits in its loop."""
     mixed = _folded(column) * multiplier
     mixed >>= _SHIFT
     return mixed
@@ -251,14 +251,16 @@ class NewKeys:
         stored = np.asarray(stored)
         if stored.ndim != 2 or stored.shape[1] != self.new.shape[1]:
             raise ValueError("stored must be a 2-D array of band keys with as many columns")
-        if self.new.dtype != stored.dtype:  # the kernel compares keys of one type
-            stored = stored.astype(np.result_type(self.new.dtype, stored.dtype))
+        common = np.promote_types(self.new.dtype, stored.dtype)
+        if common.kind not in "iu":  # uint64 with int64 promotes to float: keys would round
+            raise TypeError(f"band keys of {self.new.dtype} and {stored.dtype} cannot be compared")
+        stored = stored.astype(common, copy=False)  # the kernel compares keys of one type
         return band_collisions(
             _folded(stored),
             stored,
             self.multipliers,
             self.filter,
             int(_SHIFT),
-            self.ordered.astype(stored.dtype, copy=False),
+            self.ordered.astype(common, copy=False),
             self.order,
         )

@@ -670,19 +670,29 @@ def band_collisions(
     >>> list(zip(i.tolist(), m.tolist()))
     [(0, 0), (0, 1)]
     """
-    return _band_collisions(
-        np.ascontiguousarray(folded, dtype=np.uint32),
-        np.ascontiguousarray(keys),
-        multipliers,
-        member,
-        shift,
-        ordered,
-        order,
-    )
+    keys = np.ascontiguousarray(keys)
+    folded = np.ascontiguousarray(folded, dtype=np.uint32)
+    columns = keys.shape[1] if keys.ndim == 2 else -1
+    # the compiled loop does not check its indexes: a wrong shape would read past an array
+    if not (
+        folded.shape == keys.shape
+        and multipliers.ndim == 2
+        and multipliers.shape[1] == columns
+        and ordered.ndim == order.ndim == 2
+        and ordered.shape == order.shape
+        and ordered.shape[0] == columns
+        and ordered.dtype == keys.dtype
+        and 0 <= shift <= 32
+        and member.size * 8 >= 1 << (32 - shift)
+    ):
+        raise ValueError("band_collisions: arrays of mismatched shapes or types")
+    return _band_collisions(folded, keys, multipliers, member, shift, ordered, order)
 
 
 def warm_up() -> None:
-    """Load (or compile) every kernel now: a process pool forked after this inherits them.
+    """Load (or compile) the kernels of phase 1 and verification now: a process pool forked
+    after this inherits them (:func:`band_collisions`, which only a nightly run's parent
+    process calls, loads on its first call).
 
     >>> warm_up()
     """
