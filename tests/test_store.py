@@ -22,6 +22,18 @@ from webdedup.store import (
 )
 
 
+def test_temp_tables_get_the_page_cache_of_main(tmp_path):
+    # PRAGMA cache_size without a schema sets main's only: a run's TEMP tables had a few
+    # pages of cache and read their file for every other page
+    path = tmp_path / "crawl.sqlite"
+    sqlite3.connect(path).close()
+    conn = connect(path)
+    conn.execute("CREATE TEMP TABLE t (x)")  # the TEMP database exists from here on
+    assert conn.execute("PRAGMA main.cache_size").fetchone()[0] == -65536
+    assert conn.execute("PRAGMA temp.cache_size").fetchone()[0] == -65536
+    conn.close()
+
+
 def test_quote():
     assert quote("pages") == '"pages"'
     assert quote('we"ird name') == '"we""ird name"'

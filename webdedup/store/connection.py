@@ -113,7 +113,11 @@ def connect(
     # instead of failing the whole run on one row.
     conn.text_factory = decode_text
     conn.execute("PRAGMA temp_store = FILE")
-    conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache
+    # 64 MiB page caches. Without a schema the pragma sets main's only: the TEMP tables of a
+    # run (its prepared rows, candidates, scores) had a few pages of cache and went to their
+    # file for every other page (a nightly run at a million pages: half of its reads).
+    conn.execute("PRAGMA main.cache_size = -65536")
+    conn.execute("PRAGMA temp.cache_size = -65536")
     return conn
 
 
