@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import PEAK_KIB
 from bench_export import build
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,13 +70,13 @@ def cluster_sizes(report: Path, tail: int = 1 << 20) -> list[int]:
 
 
 #: Runs the CLI and prints its own peak RSS (KiB) as the last line of stderr.
-CHILD = """
-import resource, sys
+CHILD = PEAK_KIB + """
+import sys
 from webdedup.cli import cli
 try:
     cli.main(sys.argv[1:], standalone_mode=False)
 finally:
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+    print(peak_kib(), file=sys.stderr)
 """
 
 

@@ -35,15 +35,15 @@ import threading
 import time
 from pathlib import Path
 
-from bench import build_corpus
+from bench import PEAK_KIB, build_corpus
 
-CHILD = """
+CHILD = PEAK_KIB + """
 import json, resource, sys
 from webdedup import Deduplicator
 r = Deduplicator(method=sys.argv[2], progress=sys.argv[3] == "1").run_on_db(sys.argv[1])
 print(json.dumps({"timings": r.timings, "pages": r.pages, "near": r.near_duplicates,
                   "candidates": r.candidates, "edges": r.edges,
-                  "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "maxrss_kib": peak_kib(),
                   "workers_maxrss_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
 """
 
