@@ -57,7 +57,18 @@ def run(db: Path, method: str, progress: bool = False, timeout: float | None = N
             [sys.executable, "-c", CHILD, str(db), method, "1" if progress else "0"],
             stdout=out, text=True,
         )
-        timer = threading.Timer(timeout, proc.kill) if timeout else None
+        peak_at_kill = {"kib": 0}
+
+        def end() -> None:  # the run's own peak first (wait4's ru_maxrss carries this bench's)
+            try:
+                with open(f"/proc/{proc.pid}/status") as status:
+                    lines = [line for line in status if line.startswith("VmHWM:")]
+                peak_at_kill["kib"] = int(lines[0].split()[1]) if lines else 0
+            except OSError:
+                pass
+            proc.kill()
+
+        timer = threading.Timer(timeout, end) if timeout else None
         if timer is not None:
             timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
@@ -68,7 +79,7 @@ def run(db: Path, method: str, progress: bool = False, timeout: float | None = N
         cpu = usage.ru_utime + usage.ru_stime
         if proc.returncode == -signal.SIGKILL and timeout and wall >= timeout:
             return {"timed_out": True, "wall": wall, "cpu": cpu,
-                    "maxrss_kib": usage.ru_maxrss}
+                    "maxrss_kib": peak_at_kill["kib"]}
         if proc.returncode:
             raise subprocess.CalledProcessError(proc.returncode, proc.args)
         out.seek(0)
