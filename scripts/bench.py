@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import json
 import os
 import platform
@@ -39,13 +40,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: A run's own peak RSS. Not ``ru_maxrss``: Linux carries the spawning process's peak into
-#: it through exec (a bench that had just built its corpus gave every run its 756 MiB).
-PEAK_KIB = """
-def peak_kib():
-    with open("/proc/self/status") as status:
+
+
+def peak_kib(pid: int | str = "self") -> int:
+    """A process's own peak RSS in KiB (``VmHWM``). Not ``ru_maxrss``: Linux carries the
+    spawning process's peak into it through exec (a bench that had just built its corpus
+    gave every run its 756 MiB)."""
+    with open(f"/proc/{pid}/status") as status:
         return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-"""
+
+
+#: :func:`peak_kib` for the code of a child process (``python -c``), which cannot import this
+#: script.
+PEAK_KIB = "\n" + inspect.getsource(peak_kib) + "\n"
 
 CHILD = PEAK_KIB + """
 import json, os, resource, sys, time

@@ -30,6 +30,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from bench import peak_kib  # scripts/ is this script's sys.path[0]
+
 NUM_PERM = 128
 THRESHOLD = 0.8
 SEED = 42
@@ -137,13 +139,6 @@ PEERS: dict[str, Callable[[sqlite3.Connection], dict[int, int]]] = {
     "rensa": rensa_pipeline,
     "datasketch": datasketch_pipeline,
 }
-
-
-def peak_kib() -> int:
-    """This process's own peak RSS (``ru_maxrss`` carries the spawning process's peak through
-    exec: a bench that had just built its corpus gave every peer its 756 MiB)."""
-    with open("/proc/self/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
 
 
 def main(argv: list[str]) -> int:

@@ -35,7 +35,7 @@ import threading
 import time
 from pathlib import Path
 
-from bench import PEAK_KIB, build_corpus
+from bench import PEAK_KIB, build_corpus, peak_kib
 
 CHILD = PEAK_KIB + """
 import json, resource, sys
@@ -61,10 +61,8 @@ def run(db: Path, method: str, progress: bool = False, timeout: float | None = N
 
         def end() -> None:  # the run's own peak first (wait4's ru_maxrss carries this bench's)
             try:
-                with open(f"/proc/{proc.pid}/status") as status:
-                    lines = [line for line in status if line.startswith("VmHWM:")]
-                peak_at_kill["kib"] = int(lines[0].split()[1]) if lines else 0
-            except OSError:
+                peak_at_kill["kib"] = peak_kib(proc.pid)
+            except (OSError, StopIteration):  # it ended meanwhile
                 pass
             proc.kill()
 
