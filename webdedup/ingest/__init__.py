@@ -31,7 +31,7 @@ from pathlib import Path
 from ..config import Columns
 from ..errors import IngestProblems, InputError
 from ..progress import Progress, progress_bar
-from ..store import connect, use_wal
+from ..store import connect, refuse_database_paths, use_wal
 from .charset import decode_html
 from .extract_pool import Extractor, Job
 from .model import Event, IngestReport, Problem, RawPage, Skipped
@@ -245,6 +245,8 @@ def ingest(
     report = IngestReport()
     writer: PageWriter | None = None
     try:
+        # an input that is the database itself would be read outside SQLite
+        refuse_database_paths(conn, [p for _, p in files], "the input")
         if own:  # ingest always writes; WAL lets a run read while pages are added
             use_wal(conn, busy_timeout)
         writer = PageWriter(conn, columns, keep_html)

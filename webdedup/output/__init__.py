@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from ..errors import ConfigError
+from ..store import refuse_database_paths
 from .csv_table import CSV_COLUMNS, neutralize, write_csv, write_csv_to
 from .explain import PageNotFound, explain_pair, format_explanation, similarities
 from .files import OutputError, open_output
@@ -115,6 +116,8 @@ def export(
     if topics is not None:
         check_k(topics)
     with open_source(db, busy_timeout=busy_timeout) as (conn, layout):
+        targets = [p for p in (json_path, csv_path, html_path) if isinstance(p, str | Path)]
+        refuse_database_paths(conn, targets, "the export")
         conn.execute("BEGIN")  # one snapshot: the outputs agree even if a run commits meanwhile
         try:
             clusters: Topics | None = None

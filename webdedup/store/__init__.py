@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from .connection import (
     MIN_SQLITE,
-    SQLITE_HEADER,
     connect,
     decode_text,
     lenient_text,
+    refuse_database_paths,
     transaction,
     translate,
     use_wal,
@@ -37,7 +37,6 @@ from .tables import integer_primary_key, is_without_rowid, table_columns, table_
 
 __all__ = [
     "MIN_SQLITE",
-    "SQLITE_HEADER",
     "check_schema",
     "connect",
     "decode_text",
@@ -47,6 +46,7 @@ __all__ = [
     "lenient_text",
     "migrate",
     "quote",
+    "refuse_database_paths",
     "run_script",
     "schema_version",
     "split_statements",

@@ -4,6 +4,12 @@ Every connection webdedup opens is in autocommit mode (transactions are explicit
 :func:`transaction`), waits ``busy_timeout`` seconds for locks, and decodes invalid UTF-8 in
 TEXT cells with replacement characters (:func:`decode_text`) instead of failing a run.
 
+Only SQLite opens a database file, its ``-wal`` and its ``-shm``: on POSIX, closing any
+descriptor of a file drops every lock the process holds on it, those of a crawler's own
+connection in the same process included (SQLite's "How To Corrupt An SQLite Database File",
+2.2), and another process would then checkpoint and delete the WAL under that connection.
+Checks of a path use ``stat``/``access`` only, and a refused file is refused by SQLite.
+
 Opening a database changes nothing in its file: a command that is refused (no pages table, a
 missing column...) or only reads leaves it byte for byte as it was, with no ``-wal``/``-shm``
 files beside it. A command that is going to write calls :func:`use_wal` once its checks
@@ -16,7 +22,7 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -24,12 +30,12 @@ from typing import Any
 from ..errors import (
     DamagedDatabase,
     DatabaseLocked,
+    InputError,
     NotADatabase,
     ReadOnlyDatabase,
     WebdedupError,
 )
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 MIN_SQLITE = (3, 33, 0)  # window functions and UPDATE ... FROM
 
 
@@ -50,6 +56,71 @@ def _is_read_only(path: Path) -> bool:
         return True
     folder = path.parent
     return not os.access(folder, os.W_OK | os.X_OK)
+
+
+def _read_only(path: Path) -> ReadOnlyDatabase:
+    return ReadOnlyDatabase(
+        f"{path} is read-only (or its folder is, and SQLite needs to write the WAL "
+        "beside it); make it writable, or copy it somewhere writable"
+    )
+
+
+def _cannot_open(exc: sqlite3.DatabaseError) -> bool:
+    return "unable to open" in str(exc).lower()
+
+
+def _refused(exc: sqlite3.DatabaseError, name: str) -> WebdedupError:
+    if "not a database" in str(exc).lower():
+        return NotADatabase(f"{name} is not an SQLite database (SQLite: {exc})")
+    return translate(exc, name)
+
+
+def _read_only_mount(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _open_in_read_only_folder(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    """A read-only connection to a WAL database in a folder SQLite can't write.
+
+    Reading a WAL database needs its ``-shm`` file. Where it exists, SQLite reads the
+    database read-only (``mode=ro``). Where it doesn't and the folder is on a read-only file
+    system with no ``-wal`` beside the file, nothing can write the database, so it is read as
+    an immutable file. Otherwise the advice is to copy it.
+    """
+    uri = "file:" + quote_uri(str(path.resolve()))
+    tries = [uri + "?mode=ro"]
+    wal = Path(str(path) + "-wal")
+    if _read_only_mount(path.resolve().parent) and not wal.exists():
+        tries.append(uri + "?mode=ro&immutable=1")
+    for target in tries:
+        conn = sqlite3.connect(target, uri=True, timeout=busy_timeout, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+            return conn
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            if not _cannot_open(exc):
+                raise _refused(exc, str(path)) from exc
+    raise ReadOnlyDatabase(
+        f"{path} is a WAL database in a folder that can't be written, and SQLite needs to "
+        f"create {path.name}-shm beside it even to read it; copy the database (with its -wal "
+        "file, if any) to a writable folder, or make the folder writable"
+    )
+
+
+def quote_uri(path: str) -> str:
+    """A file path as the path part of an SQLite ``file:`` URI.
+
+    >>> quote_uri("/tmp/a b?#%.sqlite")
+    '/tmp/a%20b%3F%23%25.sqlite'
+    """
+    from urllib.parse import quote as url_quote
+
+    return url_quote(path, safe="/")
 
 
 def connect(
@@ -84,31 +155,34 @@ def connect(
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
         return conn
     name = str(db)
+    path = Path(name)
     if name != ":memory:":
-        path = Path(name)
         if not path.exists():
             if must_exist:
                 raise NotADatabase(f"{path}: no such file (give the path of a crawl database)")
         elif path.is_dir():
             raise NotADatabase(f"{path} is a folder, not an SQLite database file")
-        else:
-            with path.open("rb") as fh:
-                head = fh.read(len(SQLITE_HEADER))
-            if head and head != SQLITE_HEADER:
-                raise NotADatabase(
-                    f"{path} is not an SQLite database (its header is {head[:15]!r})"
-                )
-            if write and _is_read_only(path):
-                raise ReadOnlyDatabase(
-                    f"{path} is read-only (or its folder is, and SQLite needs to write the WAL "
-                    "beside it); make it writable, or copy it somewhere writable"
-                )
+    # Only SQLite opens the file (and its -wal/-shm): closing a descriptor of our own would
+    # drop every POSIX lock this process holds on it, a crawler's connection's in this same
+    # process included, and another process would then delete the WAL under that connection.
+    # So the header is checked by SQLite reading it, and the read-only checks look at modes.
     try:
         conn = sqlite3.connect(name, timeout=busy_timeout, isolation_level=None)
+    except sqlite3.DatabaseError as exc:
+        raise translate(exc, name) from exc
+    try:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
         conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
     except sqlite3.DatabaseError as exc:
-        raise translate(exc, name) from exc
+        conn.close()
+        if name == ":memory:" or not _cannot_open(exc) or not path.exists():
+            raise _refused(exc, name) from exc
+        if write:
+            raise _read_only(path) from exc
+        conn = _open_in_read_only_folder(path, busy_timeout)
+    if name != ":memory:" and write and path.exists() and _is_read_only(path):
+        conn.close()
+        raise _read_only(path)
     # Crawlers do store invalid UTF-8 in TEXT columns; decode it with replacement characters
     # instead of failing the whole run on one row.
     conn.text_factory = decode_text
@@ -231,3 +305,39 @@ def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise translate(exc) from exc
+
+
+def database_file_ids(conn: sqlite3.Connection) -> set[tuple[int, int]]:
+    """``(device, inode)`` of the connection's main database file and its -wal/-shm (by
+    ``stat``, which opens no descriptor); empty for an in-memory database."""
+    row = conn.execute("PRAGMA database_list").fetchone()
+    name = str(row[2]) if row and row[2] else ""
+    ids: set[tuple[int, int]] = set()
+    if name:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                st = os.stat(name + suffix)
+            except OSError:
+                continue
+            ids.add((st.st_dev, st.st_ino))
+    return ids
+
+
+def refuse_database_paths(
+    conn: sqlite3.Connection, paths: Iterable[str | Path], what: str
+) -> None:
+    """Raise :class:`InputError` when one of ``paths`` is the database (or its -wal/-shm):
+    reading it as an input, or writing an export over it, would open it outside SQLite
+    (dropping this process's locks on it) or replace it."""
+    ids = database_file_ids(conn)
+    if not ids:
+        return
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) in ids:
+            raise InputError(
+                f"{p} is the database itself (or its -wal/-shm); give {what} another path"
+            )
