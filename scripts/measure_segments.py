@@ -137,7 +137,7 @@ def cost(db: Path, baseline: Path | None, min_pages: int, repeat: int = 1,
     """The median CPU seconds, wall seconds and peak RSS of each kind of run (interleaved,
     ``repeat`` times each); every run is reported on stderr as it ends."""
     flags = {"default": [], "--count-segments": ["--count-segments"],
-             "--strip-segments": ["--strip-segments", "--segment-min-pages", str(min_pages)]}
+             "--strip-segments": ["--strip-segments", "--set", f"segment_min_pages={min_pages}"]}
     todo = {name: (ROOT, flags[name]) for name in runs}
     if baseline is not None:
         todo = {"baseline": (baseline, [])} | todo

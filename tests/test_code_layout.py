@@ -30,6 +30,7 @@ LAYERS = {
     "api": 7,
     "review": 7,
     "cli": 8,
+    "reference": 9,  # the manual's generated pages, made from the CLI and the config
     "": 9,  # webdedup/__init__.py
 }
 

@@ -49,10 +49,21 @@ def commands(text: str) -> list[list[str]]:
     return out
 
 
+def test_the_readme_is_a_front_page() -> None:
+    """At most ~250 lines, no dated measurements and no commit hashes: those live in the
+    manual (docs/), which the README links into."""
+    assert len(README.splitlines()) <= 250
+    assert not re.search(r"`[0-9a-f]{7,40}`", README)  # a commit hash
+    assert not re.search(r"\b20[0-9]{2}-[01][0-9]-[0-3][0-9]\b", README)  # a date
+    assert not re.search(r"load average", README)
+    for link in re.findall(r"\]\((docs/[^)#]+)", README):
+        assert (ROOT / link).exists(), link
+
+
 def test_the_readme_opens_with_a_plain_install_and_the_task_guide() -> None:
     headings = re.findall(r"^## (.+)$", README, re.MULTILINE)
-    assert headings[:3] == ["Install", "Task guide", "Quick start"]
-    first = BLOCK.search(README)
+    assert headings[:3] == ["Install", "Quick start", "Task guide"]
+    first = BLOCK.search(section("Install"))
     assert first is not None and first.group(2).startswith("pip install .")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert not any(d.startswith(("pytest", "ruff", "mypy", "hypothesis"))
@@ -97,3 +108,28 @@ def test_the_task_guide_commands_run_as_written(documents: Path, monkeypatch) ->
     # leave every page in place
     assert modes[:2] == ["full", "incremental"] and after == before
     assert (documents.parent / "review.html").exists()
+
+
+def test_the_picture_of_the_result_is_what_a_run_gives(tmp_path: Path) -> None:
+    """The rows the README shows are those a run on the bundled sample crawl writes."""
+    from webdedup import Deduplicator
+
+    picture = BLOCK.search(README)
+    assert picture is not None and picture.group(2).startswith("id  url")
+    rows = [line.split() for line in picture.group(2).splitlines()[2:]]
+    db = tmp_path / "sample.sqlite"
+    ingest(db, [FIXTURES / "sample-crawl.warc.gz"], workers=1)
+    Deduplicator(discard_params=False, urls_to_ignore=[]).run_on_db(db)
+    with sqlite3.connect(db) as conn:
+        for row in rows:
+            page_id, url, group, canonical = row[0], row[1], row[2], row[3]
+            kind = row[4] if len(row) == 6 else None
+            got = conn.execute(
+                "SELECT url, dup_group, canonical_id, dup_kind, round(dup_score, 2) "
+                "FROM pages WHERE id = ?", (int(page_id),)
+            ).fetchone()
+            assert got[0].startswith(url), row
+            assert (got[1], got[2], got[3], got[4]) == (
+                int(group), int(canonical), kind, float(row[-1])
+            ), row
+    conn.close()

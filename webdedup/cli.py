@@ -12,9 +12,8 @@ from typing import Any, TypeVar
 
 import click
 
-from .algorithms.election import ELECTION_KEYS
 from .api import Deduplicator
-from .config import MAX_BUSY_TIMEOUT, METHODS, SIMILARITIES, Columns, Config
+from .config import MAX_BUSY_TIMEOUT, Columns, Config, Setting, default_of, settings
 from .errors import ConfigError, WebdedupError
 from .version import __version__
 
@@ -50,26 +49,126 @@ def _parse_columns(
     return out
 
 
+def _parse_set(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``--set KEY=VALUE`` pairs as configuration values of each key's kind (a number, true
+    or false, a comma-separated list, a string)."""
+    known = settings()
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise ConfigError(f"--set takes KEY=VALUE (e.g. lsh_threshold=0.35), got {pair!r}")
+        if key not in known:
+            raise ConfigError(
+                f"--set: unknown key {key!r}; the keys are: {', '.join(known)} "
+                "(the manual's configuration reference says what each does)"
+            )
+        out[key] = _typed(key, known[key], text.strip())
+    return out
+
+
+def _typed(key: str, spec: Setting, text: str) -> Any:
+    if spec.kind == "list":
+        return tuple(v.strip() for v in text.split(",") if v.strip())
+    if spec.kind == "bool":
+        low = text.lower()
+        if low in ("true", "1", "yes", "on"):
+            return True
+        if low in ("false", "0", "no", "off"):
+            return False
+        raise ConfigError(f"--set {key} takes true or false, got {text!r}")
+    if spec.kind in ("number", "seconds", "integer"):
+        try:
+            return int(text) if spec.kind == "integer" else float(text)
+        except ValueError:
+            raise ConfigError(
+                f"--set {key} takes {Setting.KINDS[spec.kind][1]}, got {text!r}"
+            ) from None
+    return text
+
+
 def build_config(
-    config_file: str | None, table: str | None, columns: tuple[str, ...], **options: Any
+    config_file: str | None,
+    table: str | None,
+    columns: tuple[str, ...],
+    set_pairs: tuple[str, ...] = (),
+    **options: Any,
 ) -> Config:
-    """Defaults, overlaid by the config file, overlaid by the command-line options."""
+    """Defaults, overlaid by the config file, then ``--set KEY=VALUE``, then the options."""
     base = Config.from_toml(config_file) if config_file else Config()
     mapping = asdict(base.columns)
     mapping.update(_parse_columns(columns))
     if table is not None:
         mapping["table"] = table
-    ignore = options.pop("urls_to_ignore", ())
-    election = options.pop("election", None)
-    languages = options.pop("languages", None)
-    overrides = {k: v for k, v in options.items() if v is not None}
-    if ignore:
-        overrides["urls_to_ignore"] = tuple(base.urls_to_ignore) + tuple(ignore)
-    if election:
-        overrides["election"] = tuple(k.strip() for k in election.split(",") if k.strip())
-    if languages is not None:
-        overrides["languages"] = tuple(languages.split(","))
+    overrides = _parse_set(set_pairs)
+    specs = settings()
+    for key, value in options.items():
+        spec = specs.get(key)
+        if value is None or value == ():
+            continue
+        if spec is not None and spec.values == "repeat":  # added to the config file's
+            overrides[key] = tuple(getattr(base, key)) + tuple(value)
+        elif spec is not None and spec.values == "csv":
+            overrides[key] = tuple(k.strip() for k in value.split(","))
+        else:
+            overrides[key] = value
     return base.with_overrides(columns=Columns.from_mapping(mapping), **overrides)
+
+
+def _default_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, tuple):
+        return ",".join(value) if value else "none"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def setting_option(name: str) -> Callable[[F], F]:
+    """The ``db`` option of configuration key ``name``, made from its :class:`Setting`:
+    type, range, help and the ``[default: ...]`` text all come from there."""
+    spec = settings()[name]
+    flag = spec.flag or "--" + name.replace("_", "-")
+    help_text = f"{spec.help} [default: {_default_text(default_of(name))}]"
+    kw: dict[str, Any] = {"default": None, "help": help_text}
+    if spec.metavar:
+        kw["metavar"] = spec.metavar
+    if spec.kind == "bool":
+        off = spec.off or "--no-" + flag[2:]
+        return click.option(f"{flag}/{off}", name, **kw)
+    if spec.values == "repeat":
+        kw.update(multiple=True, default=())
+        return click.option(flag, name, **kw)
+    if spec.choices:
+        kw["type"] = click.Choice(spec.choices)
+    elif spec.kind == "integer":
+        kw["type"] = int  # the range is checked by Config, in its words
+    elif spec.kind in ("number", "seconds"):
+        kw["type"] = float
+        kw["callback"] = _finite
+    return click.option(flag, name, **kw)
+
+
+def set_option(func: F) -> F:
+    """``--set KEY=VALUE``: any configuration key, the tuning knobs included."""
+    return click.option(
+        "--set",
+        "set_pairs",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="Any configuration key, e.g. --set lsh_threshold=0.35 --set similarity=jaccard "
+        "(the tuning knobs have no option of their own; see the configuration reference). "
+        "Repeatable; the options above win over it.",
+    )(func)
+
+
+def config_options(func: F) -> F:
+    """Every everyday configuration key as an option, and ``--set KEY=VALUE`` for the rest."""
+    func = set_option(func)
+    for name, spec in reversed(list(settings().items())):
+        if spec.option == "everyday":
+            func = setting_option(name)(func)
+    return func
 
 
 def input_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -146,95 +245,7 @@ def cli() -> None:
 @cli.command("db")
 @click.argument("path", type=click.Path(dir_okay=False))
 @input_options
-@click.option(
-    "--method",
-    type=click.Choice(METHODS),
-    default=None,
-    help="Near-duplicate method [default: minhash]. 'vectors' (needs webdedup[vectors]) also "
-    "finds reworded copies (TF-IDF vectors, nearest neighbours) and always makes a full run.",
-)
-@click.option(
-    "--threshold",
-    type=float,
-    default=None,
-    help="Similarity (0-1] from which two pages are near-duplicates [default: 0.9].",
-)
-@click.option(
-    "--distance",
-    type=int,
-    default=None,
-    help="Window of sorted-URL neighbours compared by --method levenshtein [default: 50].",
-)
-@click.option(
-    "--discard-params/--keep-params",
-    default=None,
-    help="Drop every URL query parameter when canonicalizing (not only tracking ones).",
-)
-@click.option(
-    "--n-min",
-    type=int,
-    default=None,
-    help="Ignore the pages of hosts with fewer than N pages [default: 0, off].",
-)
-@click.option(
-    "--ignore",
-    "urls_to_ignore",
-    multiple=True,
-    metavar="PATTERN",
-    help="Ignore URLs matching a path-segment rule: 'tag' (any segment), '/search' "
-    "(path start), 'blog/page-*' (glob per segment), 'example.com/private' (host). Repeatable.",
-)
-@click.option(
-    "--election",
-    default=None,
-    metavar="KEYS",
-    help="Comma-separated election order, best first. Keys: "
-    + ", ".join(ELECTION_KEYS)
-    + ". [default: internal,newer_datetime,newer_crawled,longer_text,https,shorter_url,lower_id]",
-)
-@click.option(
-    "--min-words",
-    type=int,
-    default=None,
-    help="Pages with fewer words never join a near-duplicate group [default: 50].",
-)
-@click.option(
-    "--similarity",
-    type=click.Choice(SIMILARITIES),
-    default=None,
-    help="How minhash verifies a candidate: overlap (shared shingles over the smaller "
-    "page's) or jaccard [default: overlap].",
-)
-@click.option(
-    "--lsh-threshold",
-    type=float,
-    default=None,
-    help="Jaccard level the minhash LSH bands find candidates at [default: 0.4].",
-)
-@click.option(
-    "--chain-floor",
-    type=float,
-    default=None,
-    help="A page joins a near group only if this similar to its canonical [default: 0.5].",
-)
-@busy_timeout_option(default=None)
-@click.option(
-    "--write-lock",
-    type=click.FloatRange(min=0, max=MAX_BUSY_TIMEOUT),
-    callback=_finite,
-    default=None,
-    metavar="SECONDS",
-    help="About the longest one write transaction may hold the write lock: a larger write "
-    "(a first run on a big crawl) is split into transactions of about this length; 0 writes "
-    "everything in one transaction. Keep it at 0.2 or more and well under the crawler's own "
-    "busy timeout. --prune's move of rows is not split. [default: 1]",
-)
-@click.option(
-    "--chunk-size",
-    type=int,
-    default=None,
-    help="Pages per batch handed to a worker process [default: 256].",
-)
+@config_options
 @click.option(
     "--prune",
     is_flag=True,
@@ -244,45 +255,6 @@ def cli() -> None:
     "--full",
     is_flag=True,
     help="Recompute everything instead of only the pages changed since the last run.",
-)
-@click.option("--workers", type=int, default=None, help="Processes to use [default: all cores].")
-@click.option(
-    "--languages",
-    default=None,
-    metavar="CODES",
-    help="Process only pages in these languages, e.g. en,de (ISO 639-1 codes as py3langid "
-    "gives them, or the crawler's lang column); the others are kept and marked ignored "
-    "with reason 'language'. Turns on --detect-language. [default: all]",
-)
-@click.option(
-    "--detect-language/--no-detect-language",
-    "detect_language",
-    default=None,
-    help="Detect each page's language (py3langid, pip install 'webdedup[lang]') for the "
-    "export and the language guard, when the table has no language column of its own. "
-    "About doubles a run's CPU time. [default: off]",
-)
-@click.option(
-    "--strip-segments/--keep-segments",
-    "strip_segments",
-    default=None,
-    help="Leave each host's repeated segments (lines on --segment-min-pages of its pages: "
-    "navigation, footers, banners; see 'webdedup segments') out of shingling and "
-    "verification (minhash, simhash). [default: keep]",
-)
-@click.option(
-    "--count-segments/--no-count-segments",
-    "count_segments",
-    default=None,
-    help="Count each host's repeated lines for 'webdedup segments' (about a third more CPU; "
-    "--strip-segments counts them too). [default: off]",
-)
-@click.option(
-    "--segment-min-pages",
-    type=int,
-    default=None,
-    metavar="N",
-    help="A line on N pages of its host or more is a repeated segment [default: 3].",
 )
 @click.option(
     "--assignments",
@@ -303,6 +275,7 @@ def db_command(
     quiet: bool,
     as_json: bool,
     assignments: str | None,
+    set_pairs: tuple[str, ...],
     **options: Any,
 ) -> None:
     """Group the duplicate pages of the crawl database PATH and annotate its pages table.
@@ -330,7 +303,7 @@ def db_command(
         webdedup db crawl.sqlite --strip-segments
     """
     with errors_to_exit_codes():
-        config = build_config(config_file, table, columns, **options)
+        config = build_config(config_file, table, columns, set_pairs, **options)
         say = None if quiet or as_json else (lambda line: click.echo(line, err=True))
         if assignments is not None:
             from .distributed.assignments import Assignments
@@ -827,8 +800,8 @@ def segments_command(
     help="The Parquet's name for an input column, e.g. content=body (as for 'webdedup db'; "
     "the page id column is 'id'). Repeatable.",
 )
-@click.option("--threshold", type=float, default=None, help="As for 'webdedup db'.")
-@click.option("--min-words", type=int, default=None, help="As for 'webdedup db'.")
+@setting_option("threshold")
+@set_option
 @click.option(
     "--s3-endpoint",
     default=None,
@@ -855,6 +828,7 @@ def daft_command(
     s3_endpoint: str | None,
     s3_region: str | None,
     s3_anonymous: bool,
+    set_pairs: tuple[str, ...],
     **options: Any,
 ) -> None:
     """Deduplicate Parquet pages on Daft (this machine, or a Ray cluster) into OUT.
@@ -875,7 +849,7 @@ def daft_command(
     from .distributed.objectstore import ObjectStore, is_remote
 
     with errors_to_exit_codes():
-        config = build_config(config_file, None, columns, **options)
+        config = build_config(config_file, None, columns, set_pairs, **options)
         store = None  # local paths only: the AWS environment is not read
         if any(is_remote(p) for p in (*inputs, out)):
             store = ObjectStore.from_options(s3_endpoint, s3_region, s3_anonymous)

@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sys
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from .algorithms import language
-from .algorithms.election import DEFAULT_ELECTION, validate_election
+from .algorithms.election import DEFAULT_ELECTION, ELECTION_KEYS, validate_election
 from .algorithms.minhash import MAX_NUM_PERM
 from .algorithms.segments import SEGMENTS_VERSION
 from .algorithms.text import NORMALIZATION_VERSION
@@ -88,44 +89,96 @@ class Columns:
                 )
 
 
-#: The type each parameter must have (from a TOML file or the API): name -> (types, wording).
-_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
-    "method": ((str,), "a string"),
-    "threshold": ((int, float), "a number"),
-    "distance": ((int,), "an integer"),
-    "discard_params": ((bool,), "true or false"),
-    "n_min": ((int,), "an integer"),
-    "urls_to_ignore": ((list, tuple), "a list of patterns"),
-    "election": ((list, tuple), "a list of election keys"),
-    "shingle_size": ((int,), "an integer"),
-    "num_perm": ((int,), "an integer"),
-    "seed": ((int,), "an integer"),
-    "min_words": ((int,), "an integer"),
-    "similarity": ((str,), "a string"),
-    "lsh_threshold": ((int, float), "a number"),
-    "chain_floor": ((int, float), "a number"),
-    "chunk_size": ((int,), "an integer"),
-    "busy_timeout": ((int, float), "a number of seconds"),
-    "write_lock": ((int, float), "a number of seconds"),
-    "workers": ((int,), "an integer"),
-    "languages": ((list, tuple), "a list of language codes"),
-    "detect_language": ((bool,), "true or false"),
-    "strip_segments": ((bool,), "true or false"),
-    "count_segments": ((bool,), "true or false"),
-    "segment_min_pages": ((int,), "an integer"),
-    "columns": ((Columns,), "a [columns] table"),
-}
+@dataclass(frozen=True)
+class Setting:
+    """What one configuration key is: the one definition its type check, its range check, its
+    command-line option, its ``[default: ...]`` text and the configuration reference (the
+    manual's ``configuration.md``) are all derived from. It sits in the ``metadata`` of
+    :class:`Config`'s field; the default is the field's own.
+
+    ``kind``: ``number``, ``integer``, ``seconds``, ``bool``, ``string``, ``list`` (of
+    strings). ``low``/``high`` bound a number (``low_open``/``high_open``: the bound itself
+    is out), ``choices`` a string; ``bounds`` words the range in messages ("at least 1").
+    ``option`` is where the command line has it: ``everyday`` (``db --help`` shows it) or
+    ``tuning`` (``--set KEY=VALUE`` only; TOML and the API take every key).
+    ``flag`` renames the option (``--ignore``), ``off`` names a boolean's negative
+    (``--keep-params``), ``metavar`` its value; ``values`` is ``repeat`` for an option given
+    once a value, ``csv`` for one comma-separated value.
+    """
+
+    help: str
+    kind: str
+    option: str = "tuning"
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] = ()
+    bounds: str | None = None
+    flag: str | None = None
+    off: str | None = None
+    metavar: str | None = None
+    values: str | None = None
+    wording: str | None = None  # the type in words, where the kind's is too vague
+
+    #: What each kind must be, and how a message words it.
+    KINDS: ClassVar[dict[str, tuple[tuple[type, ...], str]]] = {
+        "number": ((int, float), "a number"),
+        "integer": ((int,), "an integer"),
+        "seconds": ((int, float), "a number of seconds"),
+        "bool": ((bool,), "true or false"),
+        "string": ((str,), "a string"),
+        "list": ((list, tuple), "a list of strings"),
+    }
+
+    def range_text(self) -> str | None:
+        """The allowed values in words ("in (0, 1]", "at least 1"), if bounded."""
+        if self.bounds:
+            return self.bounds
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        if self.low is not None and self.high is not None:
+            if self.kind == "integer":
+                return f"in {self.low:,.0f}..{self.high:,.0f}"
+            left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
+            return f"in {left}{_num(self.low)}, {_num(self.high)}{right}"
+        if self.low is not None:
+            return f"more than {_num(self.low)}" if self.low_open else f"{_num(self.low)} or more"
+        return None
+
+    def in_range(self, value: Any) -> bool:
+        if self.choices:
+            return value in self.choices
+        if self.kind not in ("number", "integer", "seconds"):
+            return True
+        v = float(value)
+        if math.isnan(v):
+            return False
+        if self.low is not None and (v <= self.low if self.low_open else v < self.low):
+            return False
+        return not (self.high is not None and (v >= self.high if self.high_open else v > self.high))
 
 
-def _check_type(name: str, value: Any, expected: tuple[tuple[type, ...], str] | None) -> None:
+def _num(x: float) -> str:
+    return f"{x:g}" if abs(x) < 1e6 else f"{x:,.0f}"
+
+
+def setting(default: Any, help: str, kind: str, **kw: Any) -> Any:
+    """A :class:`Config` field with its :class:`Setting`."""
+    meta = {"setting": Setting(help=help, kind=kind, **kw)}
+    if isinstance(default, Callable):  # type: ignore[arg-type]
+        return field(default_factory=default, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def _check_type(name: str, value: Any, spec: Setting) -> None:
     """Raise :class:`ConfigError` naming the key and the type it needs."""
-    if expected is None:
-        return
-    types, wording = expected
+    types, wording = Setting.KINDS[spec.kind]
+    wording = spec.wording or wording
     ok = isinstance(value, types) and (bool in types or not isinstance(value, bool))
     if ok and isinstance(value, (list, tuple)):
         ok = all(isinstance(v, str) for v in value)
-        wording += " (strings)"
+        wording += "" if wording.endswith("strings") else " (strings)"
     if not ok:
         raise ConfigError(f"{name} must be {wording}, got {value!r} ({type(value).__name__})")
 
@@ -152,114 +205,116 @@ def _check_languages(codes: tuple[str, ...] | list[str]) -> tuple[str, ...]:
 class Config:
     """All parameters of a run. Build one directly, from a TOML file, or via ``Deduplicator``.
 
-    ``threshold`` is the similarity at or above which two pages are near-duplicates;
-    ``distance`` the window of the ``levenshtein`` method; ``n_min`` ignores the pages of hosts
-    with fewer than ``n_min`` pages; ``min_words`` is the shortest normalized text (in words,
-    :func:`~webdedup.algorithms.text.word_length`: in scripts without spaces two Chinese or
-    Japanese characters, or five Thai, Lao, Khmer or Burmese ones, count as a word) that may
-    join a near-duplicate group (exact duplicates are still grouped).
-    ``similarity`` is how ``minhash`` verifies a candidate: ``overlap`` (shared shingles over
-    the smaller page's shingles) or ``jaccard``; ``lsh_threshold`` is the Jaccard level the
-    LSH bands are tuned to find candidates at (lower finds more, verification decides; 0.3
-    proposes copies framed in long boilerplate or cut short, whose Jaccard is 0.3-0.5).
-    ``chain_floor``: a page joins a near-duplicate group only when its similarity to the
-    group's canonical is at least this (besides its verified edge to the group's centre).
-    ``languages``: when given, only pages in these languages are processed (the others are
-    marked ignored with reason ``language``; :mod:`~webdedup.algorithms.language`).
-    ``detect_language``: detect each page's language (py3langid, the ``lang`` extra) when
-    the crawler's table has no language column. Off by default: it costs about as much CPU
-    as the rest of a run (README, "Language"); ``languages`` turns it on.
-    ``write_lock``: about the longest, in seconds, that one write transaction of a run may
-    hold the database's write lock. A write estimated to take longer (a first or full run
-    on a big crawl rewrites every row) is split into transactions of about that length;
-    ``0`` writes everything in one transaction whatever it costs (README, "Incremental nightly
-    runs").
-    ``embedder`` (``vectors`` only): ``"module:function"``, a function that takes a list of
-    normalized texts and returns one vector a text (e.g. a neural sentence embedding) used
-    instead of the reduced TF-IDF vectors to find candidates
-    (:mod:`webdedup.algorithms.vectors`).
-    ``count_segments``: count each host's repeated segments for ``webdedup segments`` (off by
-    default: it adds about a third to a run's CPU; README, "Repeated segments").
-    ``strip_segments`` (``minhash`` and ``simhash``; implies ``count_segments``): leave a
-    host's repeated segments (lines
-    on ``segment_min_pages`` of its pages or more: navigation, footers, banners) out of
-    shingling and verification (:mod:`~webdedup.algorithms.segments`; README, "Repeated
-    segments").
+    Each field carries its :class:`Setting` (help, type, range, where the command line has
+    it): :func:`settings` lists them, the command line's options and the manual's
+    configuration reference are made from them. ``columns`` maps the input columns.
+
+    >>> Config(threshold=0.85).threshold
+    0.85
+    >>> Config(chunk_size=0)
+    Traceback (most recent call last):
+    ...
+    webdedup.errors.ConfigError: chunk_size must be at least 1, got 0
     """
 
-    method: str = "minhash"
-    threshold: float = 0.9
-    distance: int = 50
-    discard_params: bool = False
-    n_min: int = 0
-    urls_to_ignore: tuple[str, ...] = ()
-    election: tuple[str, ...] = DEFAULT_ELECTION
-    shingle_size: int = 5
-    num_perm: int = 128
-    seed: int = 1
-    min_words: int = 50
-    similarity: str = "overlap"
-    lsh_threshold: float = 0.3
-    chain_floor: float = 0.5
-    chunk_size: int = 256
-    busy_timeout: float = 5.0
-    write_lock: float = 1.0
-    workers: int = 0
-    languages: tuple[str, ...] = ()
-    detect_language: bool = False
-    strip_segments: bool = False
-    count_segments: bool = False
-    segment_min_pages: int = 3
+    method: str = setting(
+        "minhash", "Near-duplicate method. 'vectors' (needs webdedup[vectors]) also finds "
+        "reworded copies (TF-IDF vectors, nearest neighbours) and always makes a full run.",
+        "string", option="everyday", choices=METHODS)
+    threshold: float = setting(
+        0.9, "Similarity from which two pages are near-duplicates: a Levenshtein ratio of "
+        "their texts (a copy contained in another page is a duplicate at any threshold).",
+        "number", option="everyday", low=0.0, high=1.0, low_open=True)
+    distance: int = setting(
+        50, "Window of sorted-URL neighbours compared by --method levenshtein.",
+        "integer", option="everyday", low=1, high=MAX_DISTANCE)
+    discard_params: bool = setting(
+        False, "Drop every URL query parameter when canonicalizing (not only tracking ones).",
+        "bool", option="everyday", off="--keep-params")
+    n_min: int = setting(
+        0, "Ignore the pages of hosts with fewer than N pages (0: off).",
+        "integer", option="everyday", low=0, bounds="0 (off) or more", metavar="N")
+    urls_to_ignore: tuple[str, ...] = setting(
+        (), "Ignore URLs matching a path-segment rule: 'tag' (any segment), '/search' (path "
+        "start), 'blog/page-*' (glob per segment), 'example.com/private' (host). Repeatable.",
+        "list", option="everyday", flag="--ignore", metavar="PATTERN", values="repeat",
+        wording="a list of patterns")
+    election: tuple[str, ...] = setting(
+        DEFAULT_ELECTION, "Election order of a group's canonical page, best first. Keys: "
+        + ", ".join(ELECTION_KEYS) + ".",
+        "list", option="everyday", metavar="KEYS", values="csv", wording="a list of election keys")
+    shingle_size: int = setting(
+        5, "Words per shingle (minhash, simhash).", "integer", low=1,
+        bounds="at least 1")
+    num_perm: int = setting(
+        128, "MinHash permutations.", "integer", low=16, high=MAX_NUM_PERM)
+    seed: int = setting(
+        1, "Seed of the MinHash permutations.", "integer", low=0, high=2**32 - 1,
+        bounds="in 0..2**32-1")
+    min_words: int = setting(
+        50, "Pages with fewer words never join a near-duplicate group (exact duplicates are "
+        "still grouped).", "integer", low=0)
+    similarity: str = setting(
+        "overlap", "The shingle measure minhash computes first: overlap (shared shingles over "
+        "the smaller page's) or jaccard.", "string", choices=SIMILARITIES)
+    lsh_threshold: float = setting(
+        0.3, "Jaccard level the minhash LSH bands find candidates at (lower finds more; "
+        "verification decides).", "number", low=0.0, high=1.0, low_open=True, high_open=True)
+    chain_floor: float = setting(
+        0.5, "A page joins a near group only if at least this similar to the group's "
+        "canonical.", "number", low=0.0, high=1.0)
+    chunk_size: int = setting(
+        256, "Pages per batch handed to a worker process.", "integer", low=1,
+        bounds="at least 1")
+    busy_timeout: float = setting(
+        5.0, "Seconds to wait for a lock held by another writer.", "seconds",
+        option="everyday", low=0, high=MAX_BUSY_TIMEOUT, metavar="SECONDS",
+        bounds=f"0 to {MAX_BUSY_TIMEOUT:,.0f} seconds")
+    write_lock: float = setting(
+        1.0, "About the longest one write transaction may hold the write lock: a larger write "
+        "(a first run on a big crawl) is split into transactions of about this length; 0 "
+        "writes everything in one transaction. Keep it at 0.2 or more and well under the "
+        "crawler's own busy timeout. --prune's move of rows is not split.", "seconds",
+        option="everyday", low=0, high=MAX_BUSY_TIMEOUT, metavar="SECONDS",
+        bounds=f"0 (one transaction) to {MAX_BUSY_TIMEOUT:,.0f} seconds")
+    workers: int = setting(
+        0, "Processes to use (0: all cores).", "integer", option="everyday", low=0,
+        bounds="0 (all cores) or more")
+    languages: tuple[str, ...] = setting(
+        (), "Process only pages in these languages, e.g. en,de (ISO 639-1 codes as py3langid "
+        "gives them, or the crawler's lang column); the others are kept and marked ignored "
+        "with reason 'language'. Turns on --detect-language.", "list", option="everyday",
+        metavar="CODES", values="csv", wording="a list of language codes")
+    detect_language: bool = setting(
+        False, "Detect each page's language (py3langid, pip install 'webdedup[lang]') for the "
+        "export and the language guard, when the table has no language column of its own. "
+        "About doubles a run's CPU time.", "bool", option="everyday")
+    strip_segments: bool = setting(
+        False, "Leave each host's repeated segments (lines on segment_min_pages of its pages: "
+        "navigation, footers, banners; see 'webdedup segments') out of shingling and "
+        "verification (minhash, simhash).", "bool", option="everyday", off="--keep-segments")
+    count_segments: bool = setting(
+        False, "Count each host's repeated lines for 'webdedup segments' (about a third more "
+        "CPU; --strip-segments counts them too).", "bool", option="everyday")
+    segment_min_pages: int = setting(
+        3, "A line on N pages of its host or more is a repeated segment.", "integer", low=2,
+        bounds="2 or more")
     columns: Columns = field(default_factory=Columns)
-    embedder: str | None = None
+    embedder: str | None = setting(
+        None, "vectors only: 'module:function', a function of a list of normalized texts that "
+        "returns one vector a text, used instead of the reduced TF-IDF vectors.", "string",
+        )
 
     def __post_init__(self) -> None:
         if isinstance(self.columns, Mapping):  # the API may pass a plain dict
             object.__setattr__(self, "columns", Columns.from_mapping(self.columns))
-        for f in fields(self):
-            _check_type(f.name, getattr(self, f.name), _TYPES.get(f.name))
-        if self.method not in METHODS:
-            raise ConfigError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
-        if not 0.0 < float(self.threshold) <= 1.0:
-            raise ConfigError(f"threshold must be in (0, 1], got {self.threshold!r}")
-        if not 1 <= int(self.distance) <= MAX_DISTANCE:
-            raise ConfigError(f"distance must be in 1..{MAX_DISTANCE:,}, got {self.distance!r}")
-        if int(self.n_min) < 0:
-            raise ConfigError(f"n_min must be 0 (off) or more, got {self.n_min!r}")
-        if int(self.shingle_size) < 1:
-            raise ConfigError(f"shingle_size must be at least 1, got {self.shingle_size!r}")
-        if not 16 <= int(self.num_perm) <= MAX_NUM_PERM:
-            raise ConfigError(f"num_perm must be in 16..{MAX_NUM_PERM}, got {self.num_perm!r}")
-        if not 0 <= int(self.seed) < 2**32:
-            raise ConfigError(f"seed must be in 0..2**32-1, got {self.seed!r}")
-        if int(self.min_words) < 0:
-            raise ConfigError(f"min_words must be 0 or more, got {self.min_words!r}")
-        if self.similarity not in SIMILARITIES:
-            raise ConfigError(
-                f"similarity must be one of {', '.join(SIMILARITIES)}, got {self.similarity!r}"
-            )
-        if not 0.0 <= float(self.chain_floor) <= 1.0:
-            raise ConfigError(f"chain_floor must be in [0, 1], got {self.chain_floor!r}")
-        if not 0.0 < float(self.lsh_threshold) < 1.0:
-            raise ConfigError(f"lsh_threshold must be in (0, 1), got {self.lsh_threshold!r}")
-        if int(self.chunk_size) < 1:
-            raise ConfigError(f"chunk_size must be at least 1, got {self.chunk_size!r}")
-        if not 0 <= float(self.busy_timeout) <= MAX_BUSY_TIMEOUT:  # also NaN
-            raise ConfigError(
-                f"busy_timeout must be 0 to {MAX_BUSY_TIMEOUT:,.0f} seconds, "
-                f"got {self.busy_timeout!r}"
-            )
-        if not 0 <= float(self.write_lock) <= MAX_BUSY_TIMEOUT:  # also NaN
-            raise ConfigError(
-                f"write_lock must be 0 (one transaction) to {MAX_BUSY_TIMEOUT:,.0f} seconds, "
-                f"got {self.write_lock!r}"
-            )
-        if int(self.workers) < 0:
-            raise ConfigError(f"workers must be 0 (all cores) or more, got {self.workers!r}")
-        if int(self.segment_min_pages) < 2:
-            raise ConfigError(
-                f"segment_min_pages must be 2 or more, got {self.segment_min_pages!r}"
-            )
+        for name, spec in settings().items():
+            value = getattr(self, name)
+            if value is None and name == "embedder":
+                continue
+            _check_type(name, value, spec)
+            if not spec.in_range(value):
+                raise ConfigError(f"{name} must be {spec.range_text()}, got {value!r}")
         if self.strip_segments and self.method not in ("minhash", "simhash"):
             raise ConfigError(
                 "strip_segments works with the minhash and simhash methods only (the "
@@ -408,3 +463,18 @@ class Config:
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
         return cls.from_mapping(data)
+
+
+def settings() -> dict[str, Setting]:
+    """Each configuration key's :class:`Setting`, in the order of :class:`Config`'s fields."""
+    return {f.name: f.metadata["setting"] for f in fields(Config) if "setting" in f.metadata}
+
+
+def default_of(name: str) -> Any:
+    """The default of configuration key ``name`` (the field's own).
+
+    >>> default_of("threshold"), default_of("lsh_threshold")
+    (0.9, 0.3)
+    """
+    f = next(f for f in fields(Config) if f.name == name)
+    return f.default_factory() if f.default_factory is not MISSING else f.default

@@ -33,6 +33,7 @@ __all__ = [
     "token_crc32",
     "token_values",
     "warm_up",
+    "cache_indexes",
 ]
 
 _U64 = np.uint64
@@ -687,6 +688,19 @@ def band_collisions(
     ):
         raise ValueError("band_collisions: arrays of mismatched shapes or types")
     return _band_collisions(folded, keys, multipliers, member, shift, ordered, order)
+
+
+def cache_indexes() -> list[str] | None:
+    """The index files numba's on-disk cache keeps for the kernels of phase 1: where they
+    are missing, the next call compiles them (about 20 s on a 2-core machine, once per
+    machine and numba version). None when this numba keeps them elsewhere (don't guess)."""
+    out = []
+    for kernel in (_normalize, _digest_parts, _text_signature, _shingles, _shared):
+        try:
+            out.append(str(getattr(kernel, "_cache")._cache_file._index_path))  # noqa: B009
+        except AttributeError:
+            return None
+    return out
 
 
 def warm_up() -> None:

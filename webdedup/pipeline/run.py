@@ -253,6 +253,22 @@ class _Snapshot:
     renumbered: int
 
 
+def _compile_kernels(config: Config, on_message: Callable[[str], None] | None) -> None:
+    """Compile the kernels now, with a word, where numba's cache lacks them: else the first
+    run on a machine spends its first 20 seconds silent (in every worker at once)."""
+    if config.method not in ("minhash", "simhash"):
+        return
+    from ..algorithms.text import compiled
+
+    indexes = compiled().cache_indexes()
+    if indexes is None or all(Path(p).exists() for p in indexes):
+        return
+    if on_message is not None:
+        on_message("compiling webdedup's kernels once for this machine (about 20 s; "
+                   "later runs load them)")
+    compiled().warm_up()
+
+
 def _run_phases(
     ctx: RunContext, full: bool, on_message: Callable[[str], None] | None
 ) -> _Snapshot:
@@ -268,6 +284,7 @@ def _run_phases(
         _load_verdicts(ctx)
         if on_message is not None:
             on_message(f"{plan.mode} run: {plan.reason}")
+        _compile_kernels(config, on_message)
         ctx.total_pages = _count(conn, f"SELECT count(*) FROM {quote(layout.table)}")
         renumbered = 0
         small_hosts = "small_hosts"

@@ -1,0 +1,35 @@
+"""The first run on a machine says it compiles the kernels, and the next one does not.
+
+numba compiles webdedup's kernels on first use and caches them on disk; without a word, a
+new user's first run sat silent for its first 20 seconds (in every worker at once). Here the
+cache is an empty folder of the test's (``NUMBA_CACHE_DIR``), so the first run compiles.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from conftest import FIXTURES
+
+from webdedup.ingest import ingest
+
+NOTICE = "compiling webdedup's kernels once"
+
+
+def test_the_first_run_says_it_compiles_and_later_runs_load(tmp_path):
+    db = tmp_path / "crawl.sqlite"
+    ingest(db, [FIXTURES / "sample-crawl.jsonl.gz"], workers=1)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
+    runs = []
+    for extra in ([], ["--full"]):
+        res = subprocess.run(
+            [sys.executable, "-m", "webdedup.cli", "db", str(db), *extra],
+            capture_output=True, text=True, env=env, timeout=600,
+        )
+        assert res.returncode == 0, res.stderr
+        runs.append(res.stderr)
+    assert NOTICE in runs[0]
+    assert NOTICE not in runs[1]
+    assert any((tmp_path / "numba-cache").rglob("*.nbi"))
