@@ -19,6 +19,7 @@ LAYERS = {
     "errors": 0,
     "parallel": 0,
     "progress": 0,
+    "words": 0,
     "algorithms": 1,
     "config": 2,
     "store": 3,

@@ -79,3 +79,26 @@ def test_datasette_serves_with_the_metadata(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_the_metadata_hides_every_webdedup_table_ingest_s_included(tmp_path):
+    """A database built by ``webdedup ingest`` has its two tables (``_webdedup_ingested``,
+    ``_webdedup_ingest_files``): hidden too, with every other ``_webdedup_*`` table."""
+    from conftest import FIXTURES
+
+    from webdedup.ingest import ingest
+    from webdedup.output.datasette import datasette_metadata
+
+    db = tmp_path / "crawl.sqlite"
+    ingest(db, [FIXTURES / "sample-crawl.jsonl.gz"], workers=1)
+    Deduplicator().run_on_db(db)
+    tables = datasette_metadata(db)["databases"]["crawl"]["tables"]
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        ours = {r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE '\\_webdedup\\_%' "
+            "ESCAPE '\\'")}
+    conn.close()
+    assert {"_webdedup_ingested", "_webdedup_ingest_files"} <= ours
+    assert {t for t, v in tables.items() if v.get("hidden")} >= ours

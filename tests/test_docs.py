@@ -31,6 +31,14 @@ def test_the_configuration_reference_is_made_from_the_settings() -> None:
     assert (DOCS / "settings.md").read_text(encoding="utf-8") == settings_reference(), REMAKE
 
 
+def test_the_report_schema_page_is_made_from_the_schema() -> None:
+    from webdedup.reference import report_schema, schema_reference
+
+    text = (DOCS / "report-schema.md").read_text(encoding="utf-8")
+    assert text == schema_reference(report_schema()), REMAKE
+    assert "| `near_duplicate_groups` |" in text
+
+
 def test_the_cli_reference_check_fails_on_a_changed_option() -> None:
     """The check above can fail: a help text changed after the page was made."""
     import click

@@ -16,6 +16,7 @@ from .api import Deduplicator
 from .config import MAX_BUSY_TIMEOUT, Columns, Config, Setting, default_of, settings
 from .errors import ConfigError, WebdedupError
 from .version import __version__
+from .words import plural
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -897,7 +898,7 @@ def restore_command(path: str, table: str | None, busy_timeout: float) -> None:
 
     with errors_to_exit_codes():
         n = restore_pruned(path, table or "pages", busy_timeout=busy_timeout)
-    click.echo(f"restored {n:,} pages")
+    click.echo(f"restored {plural(n, 'page')}")
 
 
 def main() -> None:  # pragma: no cover - the console script

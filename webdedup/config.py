@@ -388,23 +388,61 @@ class Config:
 
     def changed_from(self, stored: Mapping[str, Any]) -> list[str]:
         """The shaping parameters whose value differs from ``stored`` (an earlier run's
-        :meth:`shaping_parameters`, or its whole stored configuration), as ``name: old -> new``.
+        :meth:`shaping_parameters`, or its whole stored configuration), in the user's words:
+        an option as its command line names it, a key ``--set`` takes, a column mapping, or
+        what a newer webdedup computes differently.
 
         >>> Config(threshold=0.8).changed_from(Config().shaping_parameters())
-        ['threshold: 0.9 -> 0.8']
+        ['--threshold 0.9 -> 0.8']
+        >>> Config(lsh_threshold=0.35).changed_from(Config().shaping_parameters())
+        ['lsh_threshold 0.3 -> 0.35']
+        >>> Config().changed_from({**Config().shaping_parameters(), "normalization": 1})
+        ['how texts are normalized (a newer webdedup)']
         """
+        specs = settings()
+        new_params = self.shaping_parameters()
+        # a key that only applies to the new method or to stripping is said by that change
+        switched = self.changed_keys(stored) & {"method", "strip_segments", "count_segments"}
         out = []
-        for key, new in self.shaping_parameters().items():
+        for key, new in new_params.items():
             old = stored.get(key)
+            if old is None and key not in stored and switched and key not in switched:
+                continue
             if key == "columns" and isinstance(old, Mapping) and isinstance(new, Mapping):
                 out += [
-                    f"column {k}: {old.get(k)!r} -> {v!r}"
+                    f"--column {k}: {old.get(k)!r} -> {v!r}" if k != "table"
+                    else f"--table {old.get(k)!r} -> {v!r}"
                     for k, v in new.items()
                     if old.get(k) != v
                 ]
-            elif old != new and not (isinstance(old, (list, tuple)) and list(old) == new):
-                out.append(f"{key}: {old!r} -> {new!r}")
+            elif old == new or (isinstance(old, (list, tuple)) and list(old) == new):
+                continue
+            elif key in specs:
+                spec = specs[key]
+                name = (spec.flag or "--" + key.replace("_", "-")) if spec.option == "everyday" \
+                    else key
+                if spec.kind == "bool":  # stored as a version where on (strip_segments)
+                    if bool(old) == bool(new):
+                        out.append(f"how {name} works (a newer webdedup)")
+                        continue
+                    old, new = bool(old), bool(new)
+                out.append(f"{name} {_shown(old)} -> {_shown(new)}")
+            elif key in _INTERNAL:
+                if key == "language" and "detect_language" in self.changed_keys(stored):
+                    continue  # said by --detect-language
+                out.append(_INTERNAL[key])
+            else:
+                out.append(f"{key} {_shown(old)} -> {_shown(new)}")
         return out
+
+    def changed_keys(self, stored: Mapping[str, Any]) -> set[str]:
+        """The names of the shaping parameters whose value differs from ``stored``."""
+        return {
+            k for k, v in self.shaping_parameters().items()
+            if stored.get(k) != v and not (
+                isinstance(stored.get(k), (list, tuple)) and list(stored[k]) == v
+            )
+        }
 
     def fingerprint(self) -> str:
         """A short stable hash of :meth:`shaping_parameters`."""
@@ -463,6 +501,29 @@ class Config:
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
         return cls.from_mapping(data)
+
+
+#: The shaping parameters that are versions of webdedup's own algorithms, in words.
+_INTERNAL = {
+    "normalization": "how texts are normalized (a newer webdedup)",
+    "verification": "how minhash verifies a candidate (a newer webdedup)",
+    "sketch": "how sketches are stored (a newer webdedup)",
+    "simhash_banding": "how simhash bands are cut (a newer webdedup)",
+    "vectors": "how vectors are made (a newer webdedup)",
+    "language": "how languages are detected (a newer webdedup)",
+    "count_segments": "--count-segments (or how segments are cut, in a newer webdedup)",
+}
+
+
+def _shown(value: Any) -> str:
+    """A stored parameter value as a user writes it: on/off, a comma list, none."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value)) or "none"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def settings() -> dict[str, Setting]:

@@ -47,7 +47,8 @@ class LineProgress:
         self.start = self.last = time.monotonic()
 
     def _line(self, suffix: str = "") -> None:
-        units = self.unit + ("s" if self.unit and not self.unit.endswith("s") else "")
+        one = self.n == 1 and self.total in (None, 0, 1)
+        units = self.unit + ("s" if self.unit and not self.unit.endswith("s") and not one else "")
         done = f"{self.n:,}/{self.total:,}" if self.total else f"{self.n:,}"
         share = f" ({self.n / self.total:.0%})" if self.total else ""
         print(f"{self.desc}: {done} {units}{share}{suffix}", file=self.stream, flush=True)

@@ -1,8 +1,10 @@
-"""The manual's two generated pages: the command-line reference (every command's ``--help``)
-and the configuration reference (every key's :class:`~webdedup.config.Setting`).
+"""The manual's generated pages: the command-line reference (every command's ``--help``),
+the configuration reference (every key's :class:`~webdedup.config.Setting`) and the JSON
+report's schema.
 
-``python -m webdedup.reference docs/`` writes ``docs/cli.md`` and ``docs/settings.md``;
-``tests/test_docs.py`` fails when either differs from what the code says now, as
+``python -m webdedup.reference docs/`` writes ``docs/cli.md``, ``docs/settings.md`` and
+``docs/report-schema.md`` (the JSON report's fields, from ``schemas/report.schema.json``);
+``tests/test_docs.py`` fails when one differs from what the code and the schema say now, as
 sqlite-utils checks its CLI reference with cog.
 
 >>> "## webdedup db" in cli_reference()
@@ -13,9 +15,10 @@ True
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import click
 
@@ -100,10 +103,67 @@ def settings_reference() -> str:
     return "\n".join(rows) + "\n"
 
 
+def _type_of(spec: dict[str, Any]) -> str:
+    if "$ref" in spec:
+        return "`" + spec["$ref"].rsplit("/", 1)[-1] + "`"
+    kind = spec.get("type", "")
+    if kind == "array":
+        return "array of " + _type_of(spec.get("items", {}))
+    if isinstance(kind, list):
+        return " or ".join(kind)
+    return str(kind or "any")
+
+
+def _rows(props: dict[str, Any], required: list[str]) -> list[str]:
+    out = ["| field | type | required | meaning |", "|---|---|---|---|"]
+    for name, spec in props.items():
+        text = " ".join(str(spec.get("description", "")).split()).replace("|", "\\|")
+        out.append(f"| `{name}` | {_type_of(spec)} | {'yes' if name in required else ''} | "
+                   f"{text} |")
+    return out
+
+
+def schema_reference(schema: dict[str, Any]) -> str:
+    """The JSON report's fields, from its JSON Schema (``schemas/report.schema.json``)."""
+    out = [
+        "# The JSON report's schema",
+        "",
+        GENERATED,
+        "",
+        f"{' '.join(str(schema.get('description', '')).split())} The schema itself is "
+        "`schemas/report.schema.json` in the repository (JSON Schema draft 2020-12); the tests "
+        "validate every report they write against it.",
+        "",
+        "## The report",
+        "",
+        *_rows(schema["properties"], schema.get("required", [])),
+    ]
+    meta = schema["properties"]["meta"]
+    out += ["", "## `meta`", "", *_rows(meta["properties"], meta.get("required", []))]
+    for name, spec in schema.get("$defs", {}).items():
+        if spec.get("type") == "object" and "properties" in spec:
+            out += ["", f"## `{name}`", ""]
+            if spec.get("description"):
+                out += [" ".join(str(spec["description"]).split()), ""]
+            out += _rows(spec["properties"], spec.get("required", []))
+    return "\n".join(out) + "\n"
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON report's schema, as the repository keeps it."""
+    path = Path(__file__).resolve().parents[1] / "schemas" / "report.schema.json"
+    return cast(dict[str, Any], json.loads(path.read_text(encoding="utf-8")))
+
+
 def write(folder: Path) -> list[Path]:
-    """Write both pages into ``folder``; returns their paths."""
+    """Write the three pages into ``folder``; returns their paths."""
     done = []
-    for name, text in (("cli.md", cli_reference()), ("settings.md", settings_reference())):
+    pages = (
+        ("cli.md", cli_reference()),
+        ("settings.md", settings_reference()),
+        ("report-schema.md", schema_reference(report_schema())),
+    )
+    for name, text in pages:
         path = folder / name
         path.write_text(text, encoding="utf-8")
         done.append(path)

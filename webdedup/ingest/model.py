@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..words import plural
+
 # Kinds of records counted and skipped (the keys of IngestReport.skipped).
 SKIP_KINDS = (
     "redirect",            # 3xx responses
@@ -104,14 +106,20 @@ class IngestReport:
         """A few human lines: pages added and the counts of skipped records."""
         rate = self.pages / self.seconds if self.seconds > 0 else 0.0
         lines = [
-            f"{self.pages:,} pages added ({self.revisits:,} from revisit records, "
-            f"{self.empty_extractions:,} with no extracted text) from {self.files:,} files "
-            f"in {self.seconds:.1f} s ({rate:,.1f} pages/s)"
+            f"{plural(self.pages, 'page')} added ({self.revisits:,} from revisit records, "
+            f"{self.empty_extractions:,} with no extracted text) from "
+            f"{plural(self.files, 'file')} in {self.seconds:.1f} s ({rate:,.1f} pages/s)"
         ]
         if self.files_already_ingested:
-            lines.append(f"{self.files_already_ingested:,} files were already ingested")
+            lines.append(
+                f"{plural(self.files_already_ingested, 'file was', 'files were')} already "
+                "ingested"
+            )
         skipped = ", ".join(f"{k} {v:,}" for k, v in sorted(self.skipped.items()) if v)
         lines.append(f"skipped: {skipped or 'none'}")
         if self.problems:
-            lines.append(f"{len(self.problems):,} bad records or files (see the warnings)")
+            lines.append(
+                f"{plural(len(self.problems), 'bad record or file', 'bad records or files')} "
+                "(see the warnings)"
+            )
         return "\n".join(lines)

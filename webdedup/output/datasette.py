@@ -51,9 +51,17 @@ def datasette_metadata(db: str | Path | sqlite3.Connection, *, busy_timeout: flo
     """The metadata dict for ``db`` (its Datasette name is the file name without suffix)."""
     name = "database" if isinstance(db, sqlite3.Connection) else Path(db).stem
     with open_source(db, busy_timeout=busy_timeout) as (conn, layout):
-        # sqlite_sequence: SQLite's own, made for the AUTOINCREMENT of _webdedup_changes
+        # every table of webdedup's (its state, ingest's, the pruned rows: any _webdedup_*
+        # table in the catalogue) and sqlite_sequence, SQLite's own, made for the
+        # AUTOINCREMENT of _webdedup_changes
         names = (*STATE_TABLES, PRUNED_TABLE, "sqlite_sequence")
-        hidden = [t for t in names if table_exists(conn, t)]
+        hidden = sorted(
+            {t for t in names if table_exists(conn, t)}
+            | {r[0] for r in conn.execute(
+                "SELECT name FROM sqlite_schema WHERE type = 'table' "
+                "AND substr(name, 1, 10) = '_webdedup_'"
+            )}
+        )
         params = layout.config
     pages: dict[str, Any] = {
         "description": (

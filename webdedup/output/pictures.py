@@ -52,13 +52,17 @@ def bar_chart(
     *,
     title: str,
     x_label: str,
+    y_label: str = "",
     marker: tuple[float, str] | None = None,
+    edges: bool = False,
     width: int = 500,
     height: int = 200,
 ) -> str:
     """An SVG bar chart (labels and values escaped); ``marker`` draws a labelled vertical
-    line at a fraction ``0..1`` of the width (the threshold)."""
-    left, bottom, top = 44, 34, 22
+    line at a fraction ``0..1`` of the width (the threshold). Bar labels are spaced so
+    that none runs into the next (every second or fifth one where bars are narrow); with
+    ``edges`` a label marks its bar's left edge (a bin's lower bound), else its middle."""
+    left, bottom, top = 52, 34, 22
     plot_w, plot_h = width - left - 10, height - bottom - top
     peak = max((v for _, v in bars), default=0) or 1
     step = plot_w / max(len(bars), 1)
@@ -69,9 +73,19 @@ def bar_chart(
         f'<text x="{left}" y="14" font-size="13" font-weight="600">{_e(title)}</text>',
         f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" '
         'stroke="#59636e"/>',
-        f'<text x="4" y="{top + 10}" font-size="10" fill="#59636e">{peak:,}</text>',
+        f'<text x="{left - 4}" y="{top + 8}" font-size="10" text-anchor="end" '
+        f'fill="#59636e">{peak:,}</text>',
+        f'<text x="{left - 4}" y="{top + plot_h}" font-size="10" text-anchor="end" '
+        'fill="#59636e">0</text>',
     ]
-    every = max(1, len(bars) // 12)
+    if y_label:
+        out.append(
+            f'<text x="12" y="{top + plot_h / 2:.1f}" font-size="11" text-anchor="middle" '
+            f'fill="#59636e" transform="rotate(-90 12 {top + plot_h / 2:.1f})">'
+            f"{_e(y_label)}</text>"
+        )
+    widest = max((len(label) for label, _ in bars), default=1) * 6.5 + 8  # px at 10px font
+    every = next(k for k in (1, 2, 5, 10, 20, 50, 100, 10**9) if k * step >= widest)
     for i, (label, value) in enumerate(bars):
         h = 0 if value <= 0 else max(1.0, plot_h * value / peak)
         x = left + i * step
@@ -80,8 +94,9 @@ def bar_chart(
             f'height="{h:.1f}" fill="#4c8eda"><title>{_e(label)}: {value:,}</title></rect>'
         )
         if i % every == 0:
+            at = x if edges else x + step / 2
             out.append(
-                f'<text x="{x + step / 2:.1f}" y="{top + plot_h + 13}" font-size="10" '
+                f'<text x="{at:.1f}" y="{top + plot_h + 13}" font-size="10" '
                 f'text-anchor="middle" fill="#59636e">{_e(label)}</text>'
             )
     if marker is not None:
@@ -117,7 +132,10 @@ def group_size_chart(sizes: Sequence[tuple[int, int]]) -> str:
     if rest:
         bars.append((f"{MAX_SIZE_BARS}+", rest))
     total = sum(n for _, n in sizes)
-    return bar_chart(bars, title=f"Group sizes ({total:,} groups of 2+ pages)", x_label="pages")
+    return bar_chart(
+        bars, title=f"Group sizes ({total:,} groups of 2+ pages)", x_label="pages in the group",
+        y_label="groups",
+    )
 
 
 def score_source(conn: sqlite3.Connection, method: str | None) -> tuple[str, str]:
@@ -146,8 +164,10 @@ def score_chart(counts: Sequence[int], threshold: float, what: str) -> str:
     return bar_chart(
         bars,
         title=f"Verified scores ({sum(counts):,} pairs: {what})",
-        x_label="score (bins of 0.05)",
+        x_label=f"similarity score (bins of {1 / BINS:g})",
+        y_label="pairs",
         marker=(threshold, f"threshold {threshold:g}"),
+        edges=True,
     )
 
 

@@ -12,6 +12,7 @@ from ..store import connect, quote, schema_version, sql, table_exists
 from ..store.counts import KINDS, Counts, count, groups_subquery
 from ..store.schema import STATE_TABLES
 from ..store.state import stored_columns
+from ..words import plural
 
 
 @dataclass
@@ -113,7 +114,7 @@ def collect_stats(db: str | Path | sqlite3.Connection, runs: int = 5) -> Stats:
 def format_stats(s: Stats) -> str:
     """The human-readable report of ``webdedup stats``."""
     c = s.counts
-    lines = [f"{c.pages:,} pages"]
+    lines = [plural(c.pages, "page")]
     lines.append(f"  {'groups':<18} {c.groups:>10,}  (2+ pages: a canonical and its duplicates)")
     lines += [f"    {k + ' groups':<16} {getattr(c, k + '_groups'):>10,}" for k in KINDS]
     lines.append(f"  {'duplicates':<18} {c.duplicates:>10,}  (pages in a group, not canonical)")
@@ -127,14 +128,17 @@ def format_stats(s: Stats) -> str:
     lines.append(f"  {'size':<8} {'groups':>10} {'pages':>10}")
     lines += [f"  {b:<8} {g:>10,} {p:>10,}" for b, g, p in s.group_sizes]
     lines.append("last runs:")
+    lines.append(f"  {'run':<5} {'started':<25}  {'mode':<11} {'method':<11} "
+                 f"{'pages processed':>24}  {'seconds':>8}  status")
     for r in s.runs:
+        done = f"{r['processed']:,} of {r['pages']:,}"
         lines.append(
-            f"  #{r['id']:<4} {r['started_at']}  {r['mode']:<11} {r['method']:<11} "
-            f"{r['processed']:>9,} of {r['pages']:,} pages  {r['wall_seconds']:.2f} s  "
-            f"{r['status']}"
+            f"  #{r['id']:<4} {r['started_at']:<25}  {r['mode']:<11} {r['method']:<11} "
+            f"{done:>24}  {r['wall_seconds']:>8.2f}  {r['status']}"
         )
     size = f", {s.state_bytes / 1e6:.1f} MB" if s.state_bytes is not None else ""
-    lines.append(f"state: {sum(s.state_rows.values()):,} rows in webdedup's tables{size}")
-    lines += [f"  {k:<20} {v:>10,}" for k, v in s.state_rows.items()]
+    lines.append(f"state: {plural(sum(s.state_rows.values()), 'row')} in webdedup's tables{size}")
+    width = max((len(k) for k in s.state_rows), default=0)
+    lines += [f"  {k:<{width}} {v:>10,}" for k, v in s.state_rows.items()]
     lines.append(f"changes waiting for the next run: {s.pending_changes:,}")
     return "\n".join(lines)

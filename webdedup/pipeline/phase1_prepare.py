@@ -171,8 +171,13 @@ def run(ctx: RunContext) -> PrepareResult:
     if ctx.only is not None:
         conn.execute("CREATE TEMP TABLE run_only (id INTEGER PRIMARY KEY)")
         conn.executemany("INSERT INTO temp.run_only (id) VALUES (?)", [(i,) for i in ctx.only])
-        select += f" WHERE {quote(ctx.layout.rowid)} IN (SELECT id FROM temp.run_only)"
-        total = len(ctx.only)
+        where = f" WHERE {quote(ctx.layout.rowid)} IN (SELECT id FROM temp.run_only)"
+        select += where
+        # the changed ids that are still pages (a deleted page has nothing to prepare: the
+        # bar ended at "3/4 pages" for a run with one deletion)
+        total = conn.execute(
+            f"SELECT count(*) FROM {quote(ctx.layout.table)}{where}"
+        ).fetchone()[0]
     with lenient_text(conn, bytes):  # texts go to the workers undecoded: they decode them
         reader = conn.cursor()
         reader.execute(select)

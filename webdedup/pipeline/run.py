@@ -51,6 +51,7 @@ from ..store.schema import foreign_output_columns
 from ..store.state import meta_value, set_meta, stored_columns
 from ..store.verdicts import cannot_links, pin_ranks, read_verdicts
 from ..version import __version__
+from ..words import plural
 from . import (
     phase1_prepare,
     phase2_elect_urls,
@@ -92,10 +93,12 @@ class RunResult:
 
     def summary(self) -> str:
         """A few human lines for the end of ``webdedup db``."""
-        found = Counts.from_mapping(self.counts).line() if self.counts else f"{self.pages:,} pages"
+        found = Counts.from_mapping(self.counts).line() if self.counts else plural(
+            self.pages, "page"
+        )
         return (
             f"{found}\n"
-            f"{self.mode} run over {self.processed:,} pages in {self.wall_seconds:.2f} s"
+            f"{self.mode} run over {plural(self.processed, 'page')} in {self.wall_seconds:.2f} s"
         )
 
 

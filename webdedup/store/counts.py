@@ -47,6 +47,7 @@ import sqlite3
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 
+from ..words import plural
 from .sqlfiles import quote, sql
 
 #: The kinds of duplicates and of groups, tightest link first.
@@ -90,9 +91,9 @@ class Counts:
     def line(self) -> str:
         """One human line: groups by kind, duplicates by kind, unique and ignored pages."""
         out = (
-            f"{self.pages:,} pages: {self.groups:,} groups ({self.url_groups:,} URL, "
-            f"{self.exact_groups:,} exact, {self.near_groups:,} near) holding "
-            f"{self.duplicates:,} duplicates ({self.url_duplicates:,} URL, "
+            f"{plural(self.pages, 'page')}: {plural(self.groups, 'group')} "
+            f"({self.url_groups:,} URL, {self.exact_groups:,} exact, {self.near_groups:,} near) "
+            f"holding {plural(self.duplicates, 'duplicate')} ({self.url_duplicates:,} URL, "
             f"{self.exact_duplicates:,} exact, {self.near_duplicates:,} near); "
             f"{self.unique:,} unique; {self.ignored:,} ignored"
         )
