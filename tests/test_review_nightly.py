@@ -3,23 +3,33 @@
 The app serves on 127.0.0.1 (the real command, in a subprocess) while ``webdedup db`` runs
 three times (real subprocesses) after a crawler's inserts; verdicts are posted over HTTP
 between the runs and all through them. Every response is a page (no 500), the app shows each
-new run once it finished, every verdict is stored once, and the runs honour them.
+new run once it finished, every verdict is stored once, and the runs honour them. A verdict
+posted while a run holds the write lock waits for it (up to the busy timeout, then a 503 that
+says to post it again, never a 500), and a page read while a large run writes its results in
+batches says so.
 """
 
 from __future__ import annotations
 
+import http.client
 import re
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 from conftest import annotations, make_page, real_texts, write_pages
 from test_review_app import get, post, start_review, stop, token
-from test_verdicts import CANONICAL, GROUP
+from test_verdicts import CANONICAL, GROUP, near_family
 
 from webdedup import Deduplicator
+from webdedup.incremental.plan import MISSED
+from webdedup.pipeline.phase5_write_back import INTERRUPTED
+from webdedup.review import ReviewApp
+from webdedup.review.server import make_server
 
 FAMILIES = 16
 SINGLES = 24
@@ -155,8 +165,11 @@ def test_verdicts_between_and_during_nightly_runs_are_all_kept(tmp_path):
             print(f"run {night + 1}: {during} verdicts posted during it")
             # the app shows the new run, whole: its finish time and its page count
             finished, pages = last_run(db)
-            status, page = get(served.url)
-            assert status == 200, (page, [s for s in statuses if s[0] != 200][:3])
+            try:
+                status, page = get(served.url)
+            except OSError as exc:  # (the server wedged)
+                status, page = 0, repr(exc)
+            assert status == 200, (page[:300], [s for s in statuses if s[0] != 200][:3])
             assert f"finished {finished}" in page
             assert re.search(rf"\b{pages:,} pages, ", page), (pages, page[:2000])
             rows = annotations(db)
@@ -175,3 +188,69 @@ def test_verdicts_between_and_during_nightly_runs_are_all_kept(tmp_path):
                    capture_output=True)
     rows = annotations(db)
     assert [v for v in posted if not honoured(rows, v)] == []
+
+
+def hold_write_lock(path: Path, seconds: float, held: threading.Event) -> None:
+    """A run's write transaction, as another connection sees it: the lock for ``seconds``."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        held.set()
+        time.sleep(seconds)
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+def test_a_verdict_waits_for_a_runs_write_lock_then_says_to_post_again(tmp_path):
+    db = near_family(tmp_path / "crawl.sqlite")
+    Deduplicator().run_on_db(db)
+    server, app = make_server(db, port=0, busy_timeout=2.0)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+
+    def post_while_locked(seconds: float, page_a: int) -> tuple[int, float, str | None]:
+        held = threading.Event()
+        holder = threading.Thread(target=hold_write_lock, args=(db, seconds, held))
+        holder.start()
+        held.wait(10)
+        form = {"token": app.token, "kind": "not_duplicate", "page_a": str(page_a),
+                "page_b": "1", "back": "/"}
+        started = time.monotonic()
+        conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=30)
+        conn.request("POST", "/verdict", urlencode(form),
+                     {"Content-Type": "application/x-www-form-urlencoded"})
+        response = conn.getresponse()
+        response.read()
+        conn.close()
+        holder.join()
+        return response.status, time.monotonic() - started, response.getheader("Retry-After")
+
+    try:
+        status, waited, _ = post_while_locked(0.8, 3)  # shorter than the busy timeout: waits
+        assert status == 303 and waited >= 0.6
+        status, waited, retry = post_while_locked(4.0, 2)  # longer: a 503, not a 500
+        assert status == 503 and retry == "5" and waited >= 1.8
+    finally:
+        server.shutdown()
+        thread.join(10)
+        server.server_close()
+        app.close()
+    assert stored_verdicts(db) == [("not_duplicate", 3, 1)]
+
+
+def test_a_run_writing_in_batches_is_said_on_the_page(tmp_path):
+    db = near_family(tmp_path / "crawl.sqlite")
+    Deduplicator().run_on_db(db)
+    app = ReviewApp(db)
+    try:
+        assert "writing its results in batches" not in app.handle("GET", "/", {}, {}).body.decode()
+        conn = sqlite3.connect(db, isolation_level=None)  # the mark a batched write-back leaves
+        conn.execute("INSERT OR REPLACE INTO _webdedup_meta (key, value) VALUES (?, ?)",
+                     (MISSED, INTERRUPTED))
+        conn.close()
+        assert "writing its results in batches" in app.handle("GET", "/", {}, {}).body.decode()
+        assert "writing its results in batches" in app.handle(
+            "GET", "/group/1", {}, {}).body.decode()
+    finally:
+        app.close()
