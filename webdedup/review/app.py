@@ -3,8 +3,10 @@
 :class:`ReviewApp` keeps one read connection to the annotated database and, once a run, an
 index of its duplicate groups in TEMP tables (``sql/review/members_build.sql``): a request
 reads one page of groups (``LIMIT``/``OFFSET`` over that index) and those groups' pages, never
-the whole table. A verdict is written through a short write connection of its own
-(``store.verdicts``) and honoured by the next ``webdedup db`` run.
+the whole table. Each page is read in one read transaction, so it shows one run's groups even
+while a ``webdedup db`` run in another process commits. A verdict is written through a short
+write connection of its own (``store.verdicts``), refused when it names a page the table does
+not have, stored once however often it is posted, and honoured by the next run.
 """
 
 from __future__ import annotations
