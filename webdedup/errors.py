@@ -71,3 +71,7 @@ class IngestProblems(WebdedupError):
 
 class ClusterUnreachable(InputError):
     """The Ray cluster named by ``--ray-address`` does not answer."""
+
+
+class NotFound(InputError):
+    """A page or group that a request names is not in the database (the review app's 404)."""

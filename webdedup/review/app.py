@@ -3,37 +3,70 @@
 :class:`ReviewApp` keeps one read connection to the annotated database and, once a run, an
 index of its duplicate groups in TEMP tables (``sql/review/members_build.sql``): a request
 reads one page of groups (``LIMIT``/``OFFSET`` over that index) and those groups' pages, never
-the whole table. A verdict is written through a short write connection of its own
-(``store.verdicts``) and honoured by the next ``webdedup db`` run.
+the whole table. Each page is read in one read transaction, so it shows one run's groups even
+while a ``webdedup db`` run in another process commits. A verdict is written through a short
+write connection of its own (``store.verdicts``), refused when it names a page the table does
+not have, stored once however often it is posted, and honoured by the next run.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import secrets
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+from urllib.parse import quote as url_quote
 from urllib.parse import urlencode
 
 from ..algorithms.election import DEFAULT_ELECTION, ELECTION_KEYS, validate_election
 from ..algorithms.html_text import extract_text
-from ..errors import ConfigError, InputError, WebdedupError
+from ..errors import ConfigError, DatabaseLocked, InputError, NotFound, WebdedupError
+from ..incremental.plan import MISSED
 from ..output.html_review import CSS, MAX_MEMBERS, _e, _link, _words, inline_diff, measures
 from ..output.pictures import pictures_html
 from ..output.source import KINDS, Source, counts, last_run, read_layout
-from ..store import connect, migrate, quote, run_script, sql, table_columns, transaction
+from ..pipeline.phase5_write_back import INTERRUPTED
+from ..store import (
+    connect,
+    decode_text,
+    migrate,
+    quote,
+    run_script,
+    sql,
+    table_columns,
+    transaction,
+    translate,
+)
 from ..store.counts import groups_subquery
 from ..store.pages import as_text
-from ..store.verdicts import Verdict, add_verdict, read_verdicts, withdraw_verdict
+from ..store.state import meta_value
+from ..store.verdicts import (
+    Verdict,
+    add_verdict,
+    missing_pages,
+    read_verdicts,
+    withdraw_verdict,
+)
 
 #: Groups a page shows by default, and at most.
 PER_PAGE = 10
 MAX_PER_PAGE = 50
 #: Columns that may hold a page's language (the language filter appears when one exists).
 LANG_COLUMNS = ("lang", "language")
+#: A group id in a path: ASCII digits, at most SQLite's largest integer.
+GROUP_ID = re.compile(r"[0-9]{1,19}")
+MAX_ID = 2**63 - 1
+#: Where a form's ``back`` field may send the browser: a page of this app (the list, with its
+#: query, or a group), never another host nor anything that could end a header.
+BACK = re.compile(r"/(group/[0-9]{1,19})?(\?[A-Za-z0-9_.~%&=+-]*)?")
+T = TypeVar("T")
+_NOTHING: Any = object()  # the index of no run
 
 APP_CSS = """
 form.filters { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: end; margin: 12px 0; }
@@ -178,7 +211,17 @@ def election_text(keys: tuple[str, ...], row: dict[str, Any]) -> str:
 
 
 class ReviewApp:
-    """The review pages of one annotated database (thread-safe: one request at a time)."""
+    """The review pages of one annotated database, beside the nightly runs that rewrite it.
+
+    Each page is read inside one read transaction (one snapshot: never half of one run and
+    half of the next) on a long-lived connection that holds the index of the groups (TEMP
+    tables, built once a run). A short connection of its own checks the last run at every
+    request: a new run gets a new connection and a new index, and a connection that does not
+    see the run just checked is replaced. Connections are opened by SQLite alone (never a
+    plain ``open()`` of the file, which would drop this process's POSIX locks). Verdicts are
+    written through a connection of their own, outside the page lock, waiting up to
+    ``busy_timeout`` for a run's write lock. Thread-safe.
+    """
 
     def __init__(self, db: str | Path, *, busy_timeout: float = 5.0) -> None:
         self.db = Path(db)
@@ -188,54 +231,124 @@ class ReviewApp:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._source: Source | None = None
-        self._built_for: Any = None
+        self._built_for: Any = _NOTHING
         self._lang: str | None = None
         self._pictures: tuple[Any, str] | None = None
         self._run_started = ""
-        with self._lock:
-            self._refresh()  # fail now (not at the first request) on a database not annotated
+        self._batched = False
+        # fail now (not at the first request) on a file that is no database or not annotated;
+        # connect()'s checks read the file, before this process holds a connection to it
+        connect(self.db, busy_timeout=busy_timeout, write=False).close()
+        self._snapshot(lambda _conn, _source: None)
 
     def close(self) -> None:
         with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+            self._drop_reader()
+
+    # -- connections ---------------------------------------------------------------------
+
+    def _open(self, *, write: bool = False) -> sqlite3.Connection:
+        """A connection opened by SQLite alone, ready as :func:`~webdedup.store.connect`'s.
+
+        ``connect()`` checks a file's header with ``open()``; closing that descriptor drops
+        every POSIX lock this process holds on the file, the long-lived reader's included, and
+        a ``webdedup db`` run in another process could then delete the WAL it reads.
+        """
+        mode = "rw" if write or os.access(self.db, os.W_OK) else "ro"
+        uri = f"file:{url_quote(str(self.db.resolve()))}?mode={mode}"
+        try:
+            raw = sqlite3.connect(
+                uri, uri=True, timeout=self.busy_timeout, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise translate(exc, str(self.db)) from exc
+        conn = connect(raw, busy_timeout=self.busy_timeout)
+        conn.text_factory = decode_text
+        return conn
+
+    def _reader(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self._conn = self._open()
+            conn = self._conn
+            conn.execute("PRAGMA temp_store = FILE")
+            conn.execute("PRAGMA temp.cache_size = -16384")
+            self._built_for = _NOTHING  # its TEMP index is still to build
+        return self._conn
+
+    def _drop_reader(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        self._built_for = _NOTHING
+
+    def _last_run(self, conn: sqlite3.Connection) -> tuple[int, str]:
+        row = conn.execute(sql_review("last_run")).fetchone()
+        return (int(row[0]), str(row[1])) if row else (0, "")
 
     # -- reading -------------------------------------------------------------------------
 
-    def _refresh(self) -> tuple[sqlite3.Connection, Source]:
-        """The read connection and layout; the group index rebuilt when a run finished."""
-        if self._conn is None:
-            self._conn = connect(self.db, busy_timeout=self.busy_timeout, write=False)
-        conn = self._conn
-        run = conn.execute(
-            "SELECT id, started_at FROM _webdedup_runs WHERE status = 'ok' ORDER BY id DESC "
-            "LIMIT 1"
-        ).fetchone()
-        key = run[0] if run else None
-        self._run_started = str(run[1]) if run else ""
-        if self._source is None or key != self._built_for:
-            source = read_layout(conn, str(self.db))
-            have = set(table_columns(conn, source.table))
-            lang = next((c for c in LANG_COLUMNS if c in have), None)
-            conn.execute("BEGIN")
+    def _snapshot(self, render: Callable[[sqlite3.Connection, Source], T]) -> T:
+        """``render(conn, source)`` inside one read transaction, on the index of the run
+        that transaction sees (built in it when that run is new)."""
+        with self._lock:
+            probe = self._open()
             try:
-                run_script(
-                    conn,
-                    "review/members_build",
-                    pages=quote(source.table),
-                    rowid=quote(source.layout.rowid),
-                    url=quote(source.url),
-                    title=source.column("p", source.title),
-                    lang=source.column("p", lang),
-                    groups=groups_subquery(quote(source.table)),
-                )
+                latest = self._last_run(probe)[0]
             finally:
-                conn.execute("COMMIT")
-            self._source, self._lang, self._built_for = source, lang, key
-            self._pictures = None
-        assert self._source is not None
-        return conn, self._source
+                probe.close()
+            for fresh in (False, True):
+                if fresh or latest != self._built_for:
+                    self._drop_reader()  # a new run: a new connection and index
+                conn = self._reader()
+                conn.execute("BEGIN")
+                key, started = self._last_run(conn)
+                if key >= latest:  # (a run may have finished since the probe: newer is fine)
+                    break
+                conn.execute("ROLLBACK")  # a connection that missed a run: replaced once
+            else:
+                self._drop_reader()
+                raise WebdedupError(
+                    f"the review app's connection to {self.db} does not see the last run; "
+                    "restart 'webdedup review'"
+                )
+            try:
+                if key != self._built_for or self._source is None:
+                    self._build_index(conn)
+                self._built_for = key
+                self._run_started = started
+                self._batched = meta_value(conn, MISSED) == INTERRUPTED
+                if self._source is None:
+                    raise WebdedupError("the review app has no index of the groups")
+                result = render(conn, self._source)
+            except WebdedupError:  # a page's own answer (no such group...): the index stays
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+                raise
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")  # (an index half built is rebuilt next time)
+                self._built_for, self._source = _NOTHING, None
+                raise
+            conn.execute("COMMIT")
+            return result
+
+    def _build_index(self, conn: sqlite3.Connection) -> None:
+        """The groups of the run ``conn``'s transaction sees, in TEMP tables (once a run)."""
+        source = read_layout(conn, str(self.db))
+        have = set(table_columns(conn, source.table))
+        lang = next((c for c in LANG_COLUMNS if c in have), None)
+        run_script(
+            conn,
+            "review/members_build",
+            pages=quote(source.table),
+            rowid=quote(source.layout.rowid),
+            url=quote(source.url),
+            title=source.column("p", source.title),
+            lang=source.column("p", lang),
+            groups=groups_subquery(quote(source.table)),
+        )
+        self._source, self._lang = source, lang
+        self._pictures = None
 
     # -- requests ------------------------------------------------------------------------
 
@@ -244,7 +357,7 @@ class ReviewApp:
     ) -> Response:
         """Answer one request (``form``: the decoded POST body)."""
         try:
-            with self._lock:
+            try:
                 if method == "GET" and path in ("/", "/index.html"):
                     return self._html(self._index(Filters.from_query(query)))
                 if method == "GET" and path.startswith("/group/"):
@@ -253,31 +366,39 @@ class ReviewApp:
                     return Response(200, b"ok\n", "text/plain; charset=utf-8")
                 if method == "POST" and path in ("/verdict", "/verdict/withdraw"):
                     return self._post(path, form)
+            except sqlite3.Error as exc:
+                raise translate(exc, str(self.db)) from exc
             return self._error(404, f"no page {path!r} here (try /)")
         except ConfigError as exc:
             return self._error(400, str(exc))
+        except NotFound as exc:
+            return self._error(404, str(exc))
+        except DatabaseLocked as exc:
+            return self._error(503, str(exc), {"Retry-After": "5"})
         except WebdedupError as exc:
             return self._error(409 if isinstance(exc, InputError) else 500, str(exc))
 
-    def _html(self, body: str, status: int = 200) -> Response:
-        return Response(status, body.encode("utf-8"))
+    def _html(
+        self, body: str, status: int = 200, headers: dict[str, str] | None = None
+    ) -> Response:
+        return Response(status, body.encode("utf-8"), headers=headers or {})
 
-    def _error(self, status: int, message: str) -> Response:
+    def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
         body = _page_head("webdedup review: error") + (
             f'<main><h1>Error {status}</h1><p>{_e(message)}</p><p><a href="/">back to the '
             "groups</a></p></main></body></html>\n"
         )
-        return self._html(body, status)
+        return self._html(body, status, headers)
 
     def _post(self, path: str, form: dict[str, list[str]]) -> Response:
         if _one(form, "token") != self.token:
             return self._error(403, "this form is stale or not from this review app: reload it")
         back = _one(form, "back") or "/"
-        if not back.startswith("/") or back.startswith("//"):
-            back = "/"
-        conn = connect(self.db, busy_timeout=self.busy_timeout)
+        if not BACK.fullmatch(back):
+            back = "/"  # only a page of this app: no other host, no header
+        conn = self._open(write=True)
         try:
-            with transaction(conn):
+            with transaction(conn):  # waits up to busy_timeout for a run's write lock
                 migrate(conn)  # a database annotated before verdicts existed gets the table
                 if path == "/verdict/withdraw":
                     withdraw_verdict(conn, _number(form, "id", int, 1, 2**62) or 0)
@@ -287,6 +408,13 @@ class ReviewApp:
                     b = _number(form, "page_b", int, 0, 2**62)
                     if a is None:
                         raise ConfigError("a verdict names a page (page_a)")
+                    layout = read_layout(conn, str(self.db)).layout
+                    missing = missing_pages(conn, layout.table, layout.rowid, [a, b])
+                    if missing:
+                        raise NotFound(
+                            f"no page #{missing[0]} in table {layout.table!r}: a verdict names "
+                            "pages of the database (reload the group)"
+                        )
                     add_verdict(conn, kind, a, b, _one(form, "note"))
         finally:
             conn.close()
@@ -295,23 +423,23 @@ class ReviewApp:
     # -- pages ---------------------------------------------------------------------------
 
     def _index(self, filters: Filters) -> str:
-        conn, source = self._refresh()
-        conn.execute("BEGIN")
-        try:
+        def read(conn: sqlite3.Connection, source: Source) -> tuple[Any, ...]:
             total = counts(conn, source)
             run = last_run(conn)
             params = run.get("params", {})
             rows = conn.execute(sql_review("groups"), filters.params()).fetchall()
-            matched = int(rows[0][4]) if rows else 0
             hosts = [h for h, _ in conn.execute(sql_review("hosts"), {"limit": 200})]
             verdicts = read_verdicts(conn)
             sections = [
                 self._render_group(conn, source, int(g), int(size), params, verdicts)
                 for g, size, _canonical, _low, _n in rows
             ]
-            pictures = self._pictures_html(conn, source, run)
-        finally:
-            conn.execute("COMMIT")
+            return total, run, params, rows, hosts, verdicts, sections, self._pictures_html(
+                conn, source, run
+            ), self._batch_note()
+
+        total, run, params, rows, hosts, verdicts, sections, pictures, note = self._snapshot(read)
+        matched = int(rows[0][4]) if rows else 0
         start = (filters.page - 1) * filters.per_page
         out = [
             _page_head(f"webdedup review — {self.db.name}"),
@@ -323,6 +451,7 @@ class ReviewApp:
             f"duplicates). Last run: {_e(run.get('mode'))} {_e(params.get('method'))}, "
             f"threshold {_e(params.get('threshold'))}, finished "
             f"{_e(run.get('finished_at'))}. {len(verdicts):,} reviewer verdicts.</p>",
+            note,
             _legend(params),
             "</header><main>",
             pictures,
@@ -340,28 +469,37 @@ class ReviewApp:
         return "\n".join(out)
 
     def _group_page(self, ref: str) -> Response:
-        if not ref.isdigit():
-            return self._error(404, f"no group {ref!r}")
-        conn, source = self._refresh()
-        conn.execute("BEGIN")
-        try:
+        if not GROUP_ID.fullmatch(ref) or int(ref) > MAX_ID:
+            raise NotFound(f"no group {ref[:40]!r}{'...' if len(ref) > 40 else ''}")
+
+        def read(conn: sqlite3.Connection, source: Source) -> tuple[dict[str, Any], str]:
             row = conn.execute(
                 "SELECT size FROM temp.review_groups WHERE dup_group = ?", (int(ref),)
             ).fetchone()
             if row is None:
-                return self._error(404, f"no duplicate group {ref} (groups of 2+ pages only)")
+                raise NotFound(f"no duplicate group {ref} (groups of 2+ pages only)")
             params = last_run(conn).get("params", {})
             section = self._render_group(
                 conn, source, int(ref), int(row[0]), params, read_verdicts(conn)
             )
-        finally:
-            conn.execute("COMMIT")
+            return params, self._batch_note() + section
+
+        params, section = self._snapshot(read)
         body = (
             _page_head(f"group {ref} — webdedup review")
             + f'<main><p><a href="/">all groups</a></p>{_legend(params)}{section}'
             + "</main></body></html>\n"
         )
         return self._html(body)
+
+    def _batch_note(self) -> str:
+        if not self._batched:
+            return ""
+        return (
+            '<p class="verdicts">A <code>webdedup db</code> run is writing its results in '
+            "batches (or stopped halfway through them): some pages below may carry its "
+            "groups, others the run before's. Reload once it has finished.</p>"
+        )
 
     def _pictures_html(self, conn: sqlite3.Connection, source: Source, run: dict) -> str:
         key = run.get("id")

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ..errors import ConfigError
+from .sqlfiles import quote
 from .tables import table_exists
 
 TABLE = "_webdedup_verdicts"
@@ -78,17 +79,44 @@ def add_verdict(
     page_b: int | None = None,
     note: str | None = None,
 ) -> int:
-    """Record a verdict (call inside a write transaction, after ``migrate``); returns its id."""
+    """Record a verdict (call inside a write transaction, after ``migrate``); returns its id.
+
+    The same verdict given again (a form posted twice; for ``not_duplicate`` the same pair
+    either way round) is stored once: the id of the one already stored is returned.
+    """
     if kind not in KINDS:
         raise ConfigError(f"unknown verdict {kind!r}; choose from: {', '.join(KINDS)}")
     if kind == "not_duplicate" and (page_b is None or page_b == page_a):
         raise ConfigError("a 'not_duplicate' verdict names two different pages")
+    b = None if page_b is None else int(page_b)
+    pairs: list[tuple[int | None, int | None]] = [(int(page_a), b)]
+    if kind == "not_duplicate":
+        pairs.append((b, int(page_a)))
+    for a_, b_ in pairs:
+        same = conn.execute(
+            f"SELECT id FROM {TABLE} WHERE kind = ? AND page_a = ? AND page_b IS ? "
+            "ORDER BY id LIMIT 1",
+            (kind, a_, b_),
+        ).fetchone()
+        if same is not None:
+            return int(same[0])
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     cur = conn.execute(
         f"INSERT INTO {TABLE} (kind, page_a, page_b, created_at, note) VALUES (?, ?, ?, ?, ?)",
         (kind, int(page_a), None if page_b is None else int(page_b), now, note),
     )
     return int(cur.lastrowid or 0)
+
+
+def missing_pages(
+    conn: sqlite3.Connection, table: str, rowid: str, pages: Iterable[int | None]
+) -> list[int]:
+    """The ids among ``pages`` (None skipped) that no row of ``table`` has (``rowid``: the
+    name of its row id), in the order given: a verdict on them would name nothing."""
+    query = f"SELECT 1 FROM {quote(table)} WHERE {quote(rowid)} = ?"
+    return [
+        int(p) for p in pages if p is not None and conn.execute(query, (int(p),)).fetchone() is None
+    ]
 
 
 def withdraw_verdict(conn: sqlite3.Connection, verdict_id: int) -> bool:
