@@ -7,6 +7,7 @@ the same in headless chromium.)
 
 from __future__ import annotations
 
+import html
 import re
 import signal
 import subprocess
@@ -177,3 +178,26 @@ def test_filters_parse_and_escape_search():
     f = Filters.from_query({"q": ["50%_off"], "kind": ["near"], "page": ["2"]})
     assert f.params()["q"] == "%50\\%\\_off%" and f.params()["offset"] == 10
     assert "page=2" in f.query_string() and "page" not in f.query_string(page=1)
+
+
+def test_the_header_counts_as_stats_counts(tmp_path):
+    """The review page's header and ``webdedup stats`` say the same counts in one vocabulary:
+    groups by kind, then the duplicates by kind."""
+    from click.testing import CliRunner
+    from conftest import crawl_with_duplicates, write_pages
+
+    from webdedup import Deduplicator
+    from webdedup.cli import cli
+    from webdedup.review import ReviewApp
+
+    db = write_pages(tmp_path / "crawl.sqlite", crawl_with_duplicates(20))
+    result = Deduplicator(discard_params=False, urls_to_ignore=[]).run_on_db(db)
+    app = ReviewApp(db)
+    try:
+        page = app.handle("GET", "/", {}, {}).body.decode("utf-8")
+    finally:
+        app.close()
+    line = result.summary().splitlines()[0]
+    assert html.escape(line) in page
+    stats = CliRunner().invoke(cli, ["stats", str(db)]).output
+    assert f"{result.counts['groups']:>10,}" in stats

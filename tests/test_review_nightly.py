@@ -171,7 +171,7 @@ def test_verdicts_between_and_during_nightly_runs_are_all_kept(tmp_path):
                 status, page = 0, repr(exc)
             assert status == 200, (page[:300], [s for s in statuses if s[0] != 200][:3])
             assert f"finished {finished}" in page
-            assert re.search(rf"\b{pages:,} pages, ", page), (pages, page[:2000])
+            assert re.search(rf"\b{pages:,} pages: ", page), (pages, page[:2000])
             rows = annotations(db)
             for verdict in before_run[night]:  # honoured by the run that followed them
                 assert honoured(rows, verdict), verdict

@@ -43,7 +43,7 @@ from ..store import (
     transaction,
     translate,
 )
-from ..store.counts import groups_subquery
+from ..store.counts import Counts, groups_subquery
 from ..store.pages import as_text
 from ..store.state import meta_value
 from ..store.verdicts import (
@@ -53,6 +53,7 @@ from ..store.verdicts import (
     read_verdicts,
     withdraw_verdict,
 )
+from ..words import plural
 
 #: Groups a page shows by default, and at most.
 PER_PAGE = 10
@@ -445,12 +446,12 @@ class ReviewApp:
             _page_head(f"webdedup review — {self.db.name}"),
             '<header class="top">',
             f"<h1>webdedup review — {_e(self.db.name)}</h1>",
-            f'<p class="summary">{total["pages"]:,} pages, {total["duplicate_groups"]:,} groups '
-            f"with duplicates ({total['url_duplicates']:,} URL, "
-            f"{total['exact_duplicates']:,} exact, {total['near_duplicates']:,} near "
-            f"duplicates). Last run: {_e(run.get('mode'))} {_e(params.get('method'))}, "
+            # the counts in the words of 'webdedup stats' and 'db': groups by kind, then
+            # duplicates by kind
+            f'<p class="summary">{_e(Counts.from_mapping(total).line())}. '
+            f"Last run: {_e(run.get('mode'))} {_e(params.get('method'))}, "
             f"threshold {_e(params.get('threshold'))}, finished "
-            f"{_e(run.get('finished_at'))}. {len(verdicts):,} reviewer verdicts.</p>",
+            f"{_e(run.get('finished_at'))}. {_e(plural(len(verdicts), 'reviewer verdict'))}.</p>",
             note,
             _legend(params),
             "</header><main>",
