@@ -41,6 +41,11 @@ class MissingColumn(InputError):
     """A required column (URL, text) is not in the pages table."""
 
 
+class RestoreConflict(InputError):
+    """``webdedup restore`` can't put pruned pages back under their ids (the crawler reused an
+    id, or re-crawled a URL into a ``UNIQUE`` column): it lists them and restores nothing."""
+
+
 class DatabaseLocked(WebdedupError):
     """Another connection held the write lock for longer than the busy timeout."""
 
