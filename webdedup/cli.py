@@ -125,8 +125,8 @@ class WebdedupGroup(click.Group):
             except KeyboardInterrupt as exc:
                 name = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C (SIGINT)"
                 raise WebdedupClickError(Interrupted(
-                    f"stopped by {name}; an unfinished transaction was rolled back and the "
-                    "database is as its last commit left it: run the command again to finish"
+                    f"stopped by {name} before it finished; what it had not committed was "
+                    "rolled back, so the database is consistent: run the command again to finish"
                 )) from None
 
 

@@ -235,6 +235,18 @@ def test_daft_out_on_a_read_only_file_system(
         assert not out.exists()
 
 
+def test_daft_out_on_a_full_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in QUIET_ENV.items():
+        monkeypatch.setenv(key, value)
+    pages = parquet_pages(tmp_path / "in" / "a.parquet")
+    with tmpfs(tmp_path / "disk", "size=64k") as disk:
+        fill(disk, leave=0)
+        code, err = finish(start("daft", str(pages), "--out", str(disk / "out")), timeout=300)
+        assert code == DiskFull.exit_code, err[-3000:]
+        one_line_of_advice(err, "--out", "no space left", "free some space")
+        assert sorted(p.name for p in disk.iterdir()) == ["filler"]  # no half-written result
+
+
 # -- SIGTERM and Ctrl-C -----------------------------------------------------------------------
 @pytest.mark.parametrize("after", [0.0, 2.0], ids=["as-the-pool-starts", "in-phase-1"])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])

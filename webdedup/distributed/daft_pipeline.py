@@ -978,9 +978,25 @@ def _write(
         if target.exists():
             target.rmdir()  # empty (checked before the run)
         work.rename(target)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(work, ignore_errors=True)
+        if _no_space(exc):  # Daft's writers say it in their own exception
+            raise DiskFull(
+                f"--out {target}: no space left on its disk while writing the result (removed "
+                "again); free some space or give a folder on another disk, then run again"
+            ) from exc
         raise
+
+
+def _no_space(exc: BaseException | None) -> bool:
+    """``ENOSPC`` somewhere in ``exc``'s chain, as an OSError or in Daft's (Rust's) words."""
+    while exc is not None:
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            return True
+        if "No space left on device" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def _check_writable(target: Path) -> None:
