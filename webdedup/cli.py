@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
+import signal
+import sqlite3
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -14,7 +19,8 @@ import click
 
 from .api import Deduplicator
 from .config import MAX_BUSY_TIMEOUT, Columns, Config, Setting, default_of, settings
-from .errors import ConfigError, WebdedupError
+from .errors import ConfigError, DiskFull, Interrupted, ReadOnlyOutput, WebdedupError
+from .store.connection import translate
 from .version import __version__
 from .words import plural
 
@@ -31,10 +37,97 @@ class WebdedupClickError(click.ClickException):
 
 @contextmanager
 def errors_to_exit_codes() -> Iterator[None]:
+    """webdedup's errors as their exit codes; so are a full disk and a read-only file system
+    wherever they strike (SQLite's "database or disk is full", ``ENOSPC``, ``EROFS``)."""
     try:
         yield
     except WebdedupError as exc:
         raise WebdedupClickError(exc) from exc
+    except sqlite3.Error as exc:
+        error = translate(exc)
+        if type(error) is WebdedupError:  # not one of the known failures: keep the traceback
+            raise
+        raise WebdedupClickError(error) from exc
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise WebdedupClickError(DiskFull(
+                f"no space left on the device to write {exc.filename or 'the output'}; free "
+                "some space (or write elsewhere), then run again"
+            )) from exc
+        if exc.errno == errno.EROFS:
+            raise WebdedupClickError(ReadOnlyOutput(
+                f"{exc.filename or 'the output'} is on a read-only file system; write "
+                "somewhere writable"
+            )) from exc
+        raise
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt."""
+
+
+class StopSignals:
+    """SIGINT and SIGTERM raise KeyboardInterrupt (:class:`Terminated` for SIGTERM) in the main
+    thread while a command runs, and again every ``RESEND`` seconds until the command has
+    stopped: Python drops an exception raised where it can't propagate (an at-fork hook as a
+    pool starts, a finalizer), and a stop must not be lost there."""
+
+    RESEND = 0.5
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.lock = threading.Lock()  # no resend once the handlers are restored
+        self.previous: dict[int, Any] = {}
+        self.unraisable = sys.unraisablehook
+
+    def __enter__(self) -> StopSignals:
+        if threading.current_thread() is threading.main_thread():
+            self.previous = {s: signal.signal(s, self._raise) for s in self.SIGNALS}
+            self.unraisable = sys.unraisablehook
+            sys.unraisablehook = self._unraisable
+        return self
+
+    def _unraisable(self, unraisable: Any) -> None:
+        """A dropped stop is sent again: no "Exception ignored" traceback for it."""
+        if not issubclass(unraisable.exc_type, KeyboardInterrupt):
+            self.unraisable(unraisable)
+
+    def __exit__(self, *exc: object) -> None:
+        with self.lock:
+            self.done.set()
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        if self.previous:
+            sys.unraisablehook = self.unraisable
+
+    def _raise(self, signum: int, frame: object) -> None:
+        if not self.done.is_set():
+            resend = threading.Timer(self.RESEND, self._resend, (signum,))
+            resend.daemon = True
+            resend.start()
+        raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+    def _resend(self, signum: int) -> None:
+        with self.lock:
+            if not self.done.is_set():
+                os.kill(os.getpid(), signum)
+
+
+class WebdedupGroup(click.Group):
+    """The command group: Ctrl-C and SIGTERM stop a command with the documented exit code of
+    an interrupted run and a line of advice (not click's "Aborted!", nor a silent death)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with StopSignals():
+            try:
+                return super().invoke(ctx)
+            except KeyboardInterrupt as exc:
+                name = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C (SIGINT)"
+                raise WebdedupClickError(Interrupted(
+                    f"stopped by {name} before it finished; what it had not committed was "
+                    "rolled back, so the database is consistent: run the command again to finish"
+                )) from None
 
 
 def _parse_columns(
@@ -230,6 +323,7 @@ def table_option(func: F) -> F:
 
 
 @click.group(
+    cls=WebdedupGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
 )
 @click.version_option(__version__, prog_name="webdedup")
@@ -889,6 +983,10 @@ def stats_command(path: str, runs: int, as_json: bool) -> None:
 @busy_timeout_option()
 def restore_command(path: str, table: str | None, busy_timeout: float) -> None:
     """Put the pages removed by 'webdedup db --prune' back into the pages table.
+
+    Every page goes back under its original id. When that is not possible for some (the
+    crawler has since written a new page under the id, or re-crawled the URL into a UNIQUE
+    column), they are listed with the reason, nothing is restored, and the exit code is 3.
 
     \b
     Example:

@@ -41,6 +41,11 @@ class MissingColumn(InputError):
     """A required column (URL, text) is not in the pages table."""
 
 
+class RestoreConflict(InputError):
+    """``webdedup restore`` can't put pruned pages back under their ids (the crawler reused an
+    id, or re-crawled a URL into a ``UNIQUE`` column): it lists them and restores nothing."""
+
+
 class DatabaseLocked(WebdedupError):
     """Another connection held the write lock for longer than the busy timeout."""
 
@@ -57,6 +62,13 @@ class ReadOnlyDatabase(WebdedupError):
     exit_code = 5
 
 
+class ReadOnlyOutput(WebdedupError):
+    """An output folder or file (``daft --out`` ...) can't be written: a read-only file system,
+    or no permission."""
+
+    exit_code = 5
+
+
 class SchemaTooNew(WebdedupError):
     """The database was annotated by a newer webdedup whose state this version cannot read."""
 
@@ -67,6 +79,24 @@ class IngestProblems(WebdedupError):
     """``webdedup ingest`` met unreadable records or files (the readable ones went in)."""
 
     exit_code = 7
+
+
+class DiskFull(WebdedupError):
+    """The disk (of the database, its temporary files or an output) filled up while writing.
+
+    SQLite rolled back the unfinished transaction: the database is as its last commit left it.
+    """
+
+    exit_code = 8
+
+
+class Interrupted(WebdedupError):
+    """Ctrl-C or SIGTERM stopped the command; an unfinished transaction was rolled back.
+
+    128 + SIGINT, the shell's code of a command stopped by Ctrl-C.
+    """
+
+    exit_code = 130
 
 
 class ClusterUnreachable(InputError):

@@ -16,6 +16,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import suppress
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -38,12 +39,13 @@ def ordered_map(
             yield fn(*job)
         return
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,
-        initializer=die_with_parent,
+        initializer=start_worker,
         initargs=(os.getpid(),),
-    ) as pool:
+    )
+    try:
         pending: deque[Future[T]] = deque()
         for job in jobs:
             pending.append(pool.submit(fn, *job))
@@ -51,9 +53,33 @@ def ordered_map(
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+    except KeyboardInterrupt:
+        # Ctrl-C or SIGTERM (the CLI raises it): don't wait for the jobs in flight, and a
+        # stop that came as the pool started leaves it half made, unable to shut down
+        with suppress(RuntimeError):
+            pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def start_worker(parent: int) -> None:
+    """Pool initializer: the worker dies with process ``parent`` (:func:`die_with_parent`)
+    and leaves Ctrl-C to it.
+
+    A terminal's Ctrl-C reaches every process of the group; the parent stops the pool and
+    reports the interruption once, instead of each worker printing a traceback. SIGTERM
+    ends a worker at once, as before the parent's command line made it an interruption
+    (a pool stops its workers with SIGTERM).
+    """
+    die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def die_with_parent(parent: int, poll: float = 0.5) -> None:

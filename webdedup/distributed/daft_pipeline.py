@@ -30,7 +30,9 @@ Only ``method = "minhash"`` runs here; the others are refused with a message.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
 import socket
 import tempfile
@@ -47,7 +49,14 @@ from ..algorithms.election import ELECTION_KEYS, validate_election
 from ..algorithms.language import different_languages
 from ..algorithms.sketch import NearSpec, text_similarity
 from ..config import Config
-from ..errors import ClusterUnreachable, ConfigError, InputError, MissingColumn
+from ..errors import (
+    ClusterUnreachable,
+    ConfigError,
+    DiskFull,
+    InputError,
+    MissingColumn,
+    ReadOnlyOutput,
+)
 from ..pipeline.phase1_prepare import PrepareJob, prepare_batch
 from ..pipeline.phase4_near import verify_chunk
 from ..store.pages import PageInput, as_text, page_digest
@@ -61,6 +70,10 @@ SUPPORTED_METHODS = ("minhash",)
 ID_COLUMN = "id"
 #: Seconds to wait for a Ray head to answer before giving up.
 RAY_CONNECT_TIMEOUT = 10.0
+#: HTTP/2's client preface and an empty SETTINGS frame; a gRPC server (a Ray head's GCS, Ray
+#: client) answers with its own SETTINGS frame first (RFC 9113, section 3.4).
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+HTTP2_SETTINGS = 0x04
 #: The manifest next to the output's Parquet files.
 MANIFEST = "_webdedup_manifest.json"
 MANIFEST_FORMAT = "webdedup-daft-assignments"
@@ -137,7 +150,8 @@ def use_runner(ray_address: str | None) -> str:
 
 
 def _check_ray_address(address: str) -> None:
-    """Fail fast, with a clear message, when a ``HOST:PORT`` address does not answer."""
+    """Fail fast, with a clear message, when a ``HOST:PORT`` address does not answer, or
+    answers but not as a Ray head does (Ray itself would wait minutes for it)."""
     if address in ("auto", "local"):
         return
     hostport = address.split("://", 1)[1] if "://" in address else address
@@ -146,15 +160,50 @@ def _check_ray_address(address: str) -> None:
         raise ConfigError(
             f"--ray-address takes auto, HOST:PORT or ray://HOST:PORT, got {address!r}"
         )
+    advice = (
+        "nothing was written. Check the address (ray status on the head prints it) or run "
+        "without --ray-address on this machine"
+    )
+    deadline = time.monotonic() + RAY_CONNECT_TIMEOUT
     try:
-        with socket.create_connection((host, int(port)), timeout=RAY_CONNECT_TIMEOUT):
-            pass
+        sock = socket.create_connection((host, int(port)), timeout=RAY_CONNECT_TIMEOUT)
     except OSError as exc:
         raise ClusterUnreachable(
             f"no Ray cluster answers at {address!r} ({exc.strerror or exc}) within "
-            f"{RAY_CONNECT_TIMEOUT:g} s; nothing was written. Check the address (ray status "
-            "on the head prints it) or run without --ray-address on this machine"
+            f"{RAY_CONNECT_TIMEOUT:g} s; {advice}"
         ) from exc
+    with sock:
+        if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+            return  # the handshake below is plaintext HTTP/2; TLS heads are left to Ray
+        try:
+            reply = _http2_hello(sock, deadline)
+        except TimeoutError as exc:
+            raise ClusterUnreachable(
+                f"something at {address!r} accepted the connection but did not answer as a "
+                f"Ray head (gRPC) within {RAY_CONNECT_TIMEOUT:g} s; {advice}"
+            ) from exc
+        except OSError:
+            reply = b""  # reset or broken pipe: it hung up on a gRPC hello
+    if len(reply) < 9 or reply[3] != HTTP2_SETTINGS:
+        heard = f"it answered {reply[:20]!r}" if reply else "it hung up"
+        raise ClusterUnreachable(
+            f"something listens at {address!r} but it is not a Ray cluster (a Ray head speaks "
+            f"gRPC; {heard}); {advice}"
+        )
+
+
+def _http2_hello(sock: socket.socket, deadline: float) -> bytes:
+    """The first 9 bytes (a frame header) the server at ``sock`` answers to HTTP/2's preface
+    (fewer if it hangs up); ``TimeoutError`` when it says nothing before ``deadline``."""
+    sock.sendall(HTTP2_PREFACE)
+    reply = b""
+    while len(reply) < 9:
+        sock.settimeout(max(0.001, deadline - time.monotonic()))
+        more = sock.recv(9 - len(reply))
+        if not more:
+            break
+        reply += more
+    return reply
 
 
 # -- input --------------------------------------------------------------------------------------
@@ -544,6 +593,8 @@ def run_daft(
             f"{out} already exists and is not empty; give a new directory for --out "
             "(or remove the old one)"
         )
+    if isinstance(target, Path):
+        _check_writable(target)
     t0 = time.perf_counter()
     runner = use_runner(ray_address)
     run = _Run(config, NearSpec.from_config(config))
@@ -927,9 +978,45 @@ def _write(
         if target.exists():
             target.rmdir()  # empty (checked before the run)
         work.rename(target)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(work, ignore_errors=True)
+        if _no_space(exc):  # Daft's writers say it in their own exception
+            raise DiskFull(
+                f"--out {target}: no space left on its disk while writing the result (removed "
+                "again); free some space or give a folder on another disk, then run again"
+            ) from exc
         raise
+
+
+def _no_space(exc: BaseException | None) -> bool:
+    """``ENOSPC`` somewhere in ``exc``'s chain, as an OSError or in Daft's (Rust's) words."""
+    while exc is not None:
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            return True
+        if "No space left on device" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _check_writable(target: Path) -> None:
+    """Fail before the run, not after it, when ``--out`` can't be written (a read-only file
+    system, no permission, a full disk): make its parent and a scratch folder beside it."""
+    folder = target.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=folder)).rmdir()
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise DiskFull(
+                f"--out {target}: no space left on its disk; free some space or give a folder "
+                "on another disk"
+            ) from exc
+        where = exc.filename if exc.filename and not folder.is_dir() else folder
+        raise ReadOnlyOutput(
+            f"--out {target} can't be written ({where}: {exc.strerror or exc}); give a "
+            "folder on a writable file system"
+        ) from exc
 
 
 def _write_parts(

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from multiprocessing.pool import Pool
 from types import TracebackType
 
-from ..parallel import die_with_parent
+from ..parallel import start_worker
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 
@@ -84,7 +84,7 @@ def _title_only(html: str) -> str | None:
 
 
 def _init_worker(parent: int) -> None:
-    die_with_parent(parent)  # a killed ingest leaves no extraction worker behind
+    start_worker(parent)  # a killed ingest leaves no extraction worker behind
     import trafilatura  # noqa: F401 - import once per worker, not per page
 
     _quiet()

@@ -30,6 +30,7 @@ from typing import Any
 from ..errors import (
     DamagedDatabase,
     DatabaseLocked,
+    DiskFull,
     InputError,
     NotADatabase,
     ReadOnlyDatabase,
@@ -37,6 +38,7 @@ from ..errors import (
 )
 
 MIN_SQLITE = (3, 33, 0)  # window functions and UPDATE ... FROM
+SQLITE_FULL = 13  # "database or disk is full" (also a PRAGMA max_page_count reached)
 
 
 def _check_sqlite_version() -> None:
@@ -262,6 +264,12 @@ def translate(exc: sqlite3.Error, where: str = "the database") -> WebdedupError:
     """Turn an sqlite3 error into webdedup's own exception with advice."""
     msg = str(exc)
     low = msg.lower()
+    if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF == SQLITE_FULL or "disk is full" in low:
+        return DiskFull(
+            f"{where}: the disk is full ({msg}); the unfinished write was rolled back. Free "
+            "space on the database's disk and in SQLite's temporary folder ($SQLITE_TMPDIR, "
+            "else $TMPDIR, else /var/tmp or /tmp), then run again"
+        )
     if "locked" in low or "busy" in low:
         return DatabaseLocked(
             f"{where} stayed locked by another connection past the busy timeout ({msg}); "

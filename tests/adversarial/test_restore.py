@@ -1,0 +1,139 @@
+"""``webdedup restore`` keeps its promise, pages back under their original ids, or says which
+pages it can't put back and why, and writes nothing: when the crawler reused a pruned page's
+id, or re-crawled a pruned URL into a ``UNIQUE`` column (``ON CONFLICT REPLACE`` included,
+which must not delete the crawler's newer row).
+
+Real SQLite files: ``webdedup db --prune``, then a "crawler" writes, then ``restore``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from conftest import crawl_with_duplicates, dump
+from crashkit import integrity
+
+from webdedup.cli import cli
+from webdedup.errors import RestoreConflict
+
+CRAWLER_COLUMNS = ("url", "title", "content", "datetime", "crawled", "category")
+
+
+def crawl(path: Path, *, integer_pk: bool = True, url_clause: str = "") -> Path:
+    """A crawl whose last row is a duplicate (so pruning frees the highest id)."""
+    pages = crawl_with_duplicates(20)
+    pages.append(dict(pages[0], url=pages[0]["url"] + "?utm_source=last"))
+    conn = sqlite3.connect(path)
+    pk = "id INTEGER PRIMARY KEY, " if integer_pk else ""
+    cols = ", ".join(f"{c} TEXT{' ' + url_clause if c == 'url' else ''}" for c in CRAWLER_COLUMNS)
+    conn.execute(f"CREATE TABLE pages ({pk}{cols})")
+    conn.executemany(
+        f"INSERT INTO pages ({', '.join(CRAWLER_COLUMNS)}) VALUES ({', '.join('?' * 6)})",
+        [tuple(p.get(c) for c in CRAWLER_COLUMNS) for p in pages],
+    )
+    conn.commit()
+    conn.close()
+    return path
+
+
+def cli_run(*args: Any) -> Any:
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def rows(path: Path) -> dict[int, tuple[Any, ...]]:
+    """``{rowid: the crawler's columns}`` of pages."""
+    conn = sqlite3.connect(path)
+    try:
+        names = ", ".join(CRAWLER_COLUMNS)
+        return {r[0]: r[1:] for r in conn.execute(f"SELECT rowid, {names} FROM pages")}
+    finally:
+        conn.close()
+
+
+def pruned(path: Path) -> dict[int, tuple[Any, ...]]:
+    conn = sqlite3.connect(path)
+    try:
+        names = ", ".join(CRAWLER_COLUMNS)
+        return {r[0]: r[1:] for r in conn.execute(f"SELECT _rowid, {names} FROM _webdedup_pruned")}
+    finally:
+        conn.close()
+
+
+def prune(path: Path) -> tuple[dict[int, tuple[Any, ...]], dict[int, tuple[Any, ...]]]:
+    """``db --prune``; the crawler's rows before it, and the pruned ones."""
+    before = rows(path)
+    result = cli_run("db", path, "--prune", "--quiet")
+    assert result.exit_code == 0, result.output
+    gone = pruned(path)
+    assert gone and max(gone) == max(before)  # the highest id was pruned: free for reuse
+    return before, gone
+
+
+def crawler_insert(path: Path, url: str, content: str) -> int:
+    """A crawler's new row, its id chosen by SQLite (no AUTOINCREMENT: max(rowid) + 1)."""
+    conn = sqlite3.connect(path, timeout=10)
+    cur = conn.execute("INSERT INTO pages (url, content) VALUES (?, ?)", (url, content))
+    conn.commit()
+    conn.close()
+    return int(cur.lastrowid or 0)
+
+
+@pytest.mark.parametrize("integer_pk", [True, False], ids=["integer-primary-key", "rowid"])
+def test_a_reused_id_is_refused_with_a_listing_and_nothing_written(
+    tmp_path: Path, integer_pk: bool
+) -> None:
+    path = crawl(tmp_path / "crawl.sqlite", integer_pk=integer_pk)
+    _, gone = prune(path)
+    reused = crawler_insert(path, "https://new.example.org/fresh", "a page crawled after")
+    assert reused == max(gone)  # the crawler took a pruned page's id
+    before = dump(path)
+    result = cli_run("restore", path)
+    assert result.exit_code == RestoreConflict.exit_code == 3, result.output
+    assert "nothing was restored" in result.output
+    assert f"page {reused} ({gone[reused][0]}): its id is taken" in result.output
+    assert "https://new.example.org/fresh" in result.output
+    assert "Traceback" not in result.output
+    assert dump(path) == before
+    assert integrity(path) == "ok"
+
+
+@pytest.mark.parametrize("clause", ["UNIQUE", "UNIQUE ON CONFLICT REPLACE"])
+def test_a_recrawled_url_in_a_unique_column_is_refused_and_nothing_written(
+    tmp_path: Path, clause: str
+) -> None:
+    path = crawl(tmp_path / "crawl.sqlite", url_clause=clause)
+    before_prune, gone = prune(path)
+    victim = min(gone)
+    url = gone[victim][0]
+    new_id = crawler_insert(path, url, "the same URL, crawled again")  # re-crawled
+    before = dump(path)
+    result = cli_run("restore", path)
+    assert result.exit_code == 3, result.output
+    assert f"page {victim} ({url}): UNIQUE constraint failed: pages.url" in result.output
+    assert f"row {new_id} holds that value" in result.output
+    assert "nothing was restored" in result.output
+    # the crawler's newer row is there (ON CONFLICT REPLACE did not delete it), nothing moved
+    assert dump(path) == before
+    assert rows(path)[new_id][2] == "the same URL, crawled again"
+    assert integrity(path) == "ok"
+
+
+def test_restore_after_the_crawler_wrote_unrelated_pages_puts_every_page_back_under_its_id(
+    tmp_path: Path,
+) -> None:
+    path = crawl(tmp_path / "crawl.sqlite", url_clause="UNIQUE")
+    before, gone = prune(path)
+    conn = sqlite3.connect(path)  # a crawler that picks ids beyond the pruned ones
+    conn.execute("INSERT INTO pages (id, url, content) VALUES (1000, 'https://n.example/', 'x')")
+    conn.commit()
+    conn.close()
+    result = cli_run("restore", path)
+    assert result.exit_code == 0, result.output
+    assert f"restored {len(gone):,} pages" in result.output
+    after = rows(path)
+    assert {k: v for k, v in after.items() if k != 1000} == before
+    assert pruned(path) == {}
