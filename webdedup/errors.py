@@ -71,3 +71,13 @@ class IngestProblems(WebdedupError):
 
 class ClusterUnreachable(InputError):
     """The Ray cluster named by ``--ray-address`` does not answer."""
+
+
+class WorkerFailed(WebdedupError):
+    """A worker process (or the extraction set up in this process) could not start, or died.
+
+    An import that fails in a worker means the installation is missing a module (reinstall
+    webdedup with its dependencies); a worker that dies without a word was killed or crashed.
+    """
+
+    exit_code = 8
