@@ -42,8 +42,9 @@ def describe_failure(exc: BaseException) -> str:
 
 def _failed(what: str, cause: str) -> WorkerFailed:
     return WorkerFailed(
-        f"a {what} could not start: {cause}. A module webdedup needs is missing or broken: "
-        "reinstall webdedup with its dependencies (pip install --force-reinstall webdedup)"
+        f"a {what} could not start: {cause.rstrip('.')}. A module webdedup needs is missing "
+        "or broken: reinstall webdedup with its dependencies "
+        "(pip install --force-reinstall webdedup)"
     )
 
 

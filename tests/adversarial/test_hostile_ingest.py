@@ -95,7 +95,11 @@ def bomb_record(member: Member, size: int) -> bytes:
     warc_head = re.sub(rb"(?im)^WARC-(Block|Payload)-Digest:[^\r\n]*\r\n", b"", head + b"\r\n")
     warc_head = re.sub(rb"(?im)^Content-Length:[^\r\n]*", f"Content-Length: {block_len}".encode(),
                        warc_head)
-    prefix, suffix = warc_head + b"\r\n" + start, b"\r\n\r\n"
+    return gzip_of_repeats(warc_head + b"\r\n" + start, piece, times, b"\r\n\r\n")
+
+
+def gzip_of_repeats(prefix: bytes, piece: bytes, times: int, suffix: bytes) -> bytes:
+    """One gzip member of ``prefix + piece * times + suffix``, without building that."""
     c = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: the gzip frame is added below
     first = c.compress(prefix) + c.flush(zlib.Z_FULL_FLUSH)
     block = c.compress(piece) + c.flush(zlib.Z_FULL_FLUSH)
@@ -166,6 +170,19 @@ def test_gzip_bomb_record_is_skipped_under_the_limit_option(tmp_path):
     res = cli("ingest", db2, path, "--workers", "1", "-q", "--max-record-size", "64M")
     assert_clean(res, codes=frozenset({0}))
     assert urls(db2) == {a.url, b.url, c.url}
+
+
+def test_gzip_bomb_in_the_headers(tmp_path):
+    """A member whose headers never end: refused at the limit, not read to its end."""
+    a, b, _ = html_members()
+    head = b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://bomb.example/\r\nX-Pad: "
+    bomb = gzip_of_repeats(head, b"a" * MIB, 40, b"\r\n\r\n")  # one 40 MiB header line
+    path = tmp_path / "header-bomb.warc.gz"
+    path.write_bytes(a.gz + bomb + b.gz)
+    db = tmp_path / "p.sqlite"
+    res = cli("ingest", db, path, "--workers", "1", "-q", "--max-record-size", "8M")
+    assert_bad_record_only(res, db, path, len(a.gz), {a.url, b.url})
+    assert "the record's headers: more than 8,388,608 bytes" in res.output
 
 
 def test_gzip_bomb_jsonl_line_and_html_file(tmp_path):

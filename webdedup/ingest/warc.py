@@ -51,11 +51,12 @@ class RecordTooLarge(Exception):
 
 
 class _CappedReader(DecompressingBufferedReader):
-    """warcio's record reader, refusing header lines past ``limit`` bytes in all.
+    """warcio's record reader, refusing more than ``limit`` bytes of lines for one record.
 
     warcio reads headers line by line into memory: a gzip member that decompresses to
     gigabytes without a blank line (a gzip bomb) would be held whole. Bodies are read with
-    :meth:`read` in bounded pieces; the header count starts again at each one.
+    ``read`` in bounded pieces. The reader of the archive sets ``line_bytes`` back to 0 after
+    each record.
     """
 
     def __init__(self, stream: Any, limit: int) -> None:
@@ -71,10 +72,6 @@ class _CappedReader(DecompressingBufferedReader):
             raise RecordTooLarge(too_large("the record's headers", self.limit))
         return line
 
-    def read(self, length: int | None = None) -> bytes:
-        self.line_bytes = 0
-        data: bytes = super().read(length)
-        return data
 
 
 def _capped_iterator(fh: IO[bytes], limit: int) -> ArchiveIterator:
@@ -243,6 +240,7 @@ class _ArchiveReader:
                     emitted += 1
                     if problem is None and it.err_count > errs:
                         problem = "record length does not match its Content-Length"
+                    it.reader.line_bytes = 0  # the lines of the next record count from here
                     yield from self._emit(record, event, problem, offset, uncompressed=False)
                     if not self.is_gzip and (getattr(record.raw_stream, "limit", 0) or 0) > 0:
                         # its Content-Length ran to the end of the file, over the records
@@ -383,6 +381,7 @@ class _ArchiveReader:
             try:
                 for record in it:
                     n += 1
+                    it.reader.line_bytes = 0
                     if n <= skip:
                         continue
                     event, problem = self.convert(record)
