@@ -279,6 +279,25 @@ def test_byte_identical_html_files_under_two_paths_are_two_pages(tmp_path):
     assert sources(db2) == [str(tmp_path / "one.html"), str(tmp_path / "two.html")]
 
 
+def test_a_folder_ingested_by_an_older_webdedup_is_not_ingested_again(tmp_path):
+    """Older versions keyed an HTML file by its hash alone ('<sha256>:0'): such a record,
+    for the same file, still counts as ingested."""
+    folder = tmp_path / "site"
+    folder.mkdir()
+    for i, page in enumerate(real_pages(2)):
+        (folder / f"p{i}.html").write_bytes(page)
+    db = tmp_path / "p.sqlite"
+    assert_clean(cli("ingest", db, folder, "--workers", "1", "-q"), codes=frozenset({0}))
+    conn = sqlite3.connect(db)
+    with conn:  # the keys as the older webdedup wrote them
+        conn.execute("UPDATE _webdedup_ingested SET record_key = "
+                     "substr(record_key, 1, instr(record_key, ':')) || '0'")
+    conn.close()
+    res = cli("ingest", db, folder, "--workers", "1")
+    assert_clean(res, codes=frozenset({0}))
+    assert "0 pages added" in res.output and len(sources(db)) == 2
+
+
 # -- item 7: a worker that cannot start stops the command ------------------------------------
 
 def broken_install(tmp_path: Path) -> dict[str, str]:
