@@ -17,9 +17,9 @@ from conftest import crawl_with_duplicates
 from webdedup.cli import cli as webdedup_cli
 
 #: Exit codes the README documents (0 ok, 2 config/usage, 3 input, 4 locked, 5 read-only,
-#: 6 schema too new, 7 ingest problems, 8 disk full, 130 interrupted). 1 is a bug: an error
-#: webdedup did not expect.
-DOCUMENTED_EXIT_CODES = frozenset({0, 2, 3, 4, 5, 6, 7, 8, 130})
+#: 6 schema too new, 7 ingest problems, 8 disk full, 9 a worker could not start, 130
+#: interrupted). 1 is a bug: an error webdedup did not expect.
+DOCUMENTED_EXIT_CODES = frozenset({0, 2, 3, 4, 5, 6, 7, 8, 9, 130})
 CANARY = "canary"
 #: The SQL injection that issue #11 found (a URL column name from a TOML config).
 PAYLOAD = "\nSET x = 1 WHERE 0;\nDROP TABLE canary;\nCOMMIT;\n--"

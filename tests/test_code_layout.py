@@ -15,8 +15,8 @@ PACKAGE = Path(webdedup.__file__).parent
 #: Each top-level unit of the package and its layer: a module may import its own unit and
 #: lower layers only.
 LAYERS = {
+    "errors": -1,  # below everything: every layer raises webdedup's own errors
     "version": 0,
-    "errors": 0,
     "parallel": 0,
     "progress": 0,
     "words": 0,

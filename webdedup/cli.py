@@ -305,6 +305,24 @@ def busy_timeout_option(default: float | None = 5.0) -> Callable[[F], F]:
     )
 
 
+class ByteSize(click.ParamType):
+    """A number of bytes, with an optional K, M or G suffix (powers of 1024): ``64M``."""
+
+    name = "size"
+    UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+                ) -> int:
+        if isinstance(value, int):
+            return value
+        text = str(value).strip().upper().removesuffix("B").removesuffix("I")
+        unit = text[-1:] if text[-1:] in "KMG" else ""
+        number = text[: len(text) - len(unit)]
+        if not number.isdigit() or int(number) < 1:
+            self.fail(f"{value!r} is not a size such as 1000000, 512K, 64M or 1G", param, ctx)
+        return int(number) * self.UNITS[unit]
+
+
 def quiet_option(help_text: str = "No progress bars and no summary.") -> Callable[[F], F]:
     """``--quiet``/``-q``."""
     return click.option("--quiet", "-q", is_flag=True, help=help_text)
@@ -459,6 +477,15 @@ def db_command(
 )
 @click.option("--strict", is_flag=True, help="Stop at the first bad record or file.")
 @click.option(
+    "--max-record-size",
+    type=ByteSize(),
+    default="64M",
+    metavar="SIZE",
+    help="Largest record read into memory, once decompressed: a WARC record's headers or "
+    "HTML body, a JSONL line, an HTML file (K, M, G suffixes). A bigger one (a gzip bomb) is "
+    "a bad record, skipped [default: 64M].",
+)
+@click.option(
     "--workers",
     type=click.IntRange(min=0),
     default=0,
@@ -475,6 +502,7 @@ def ingest_command(
     keep_html: bool,
     parquet: bool,
     strict: bool,
+    max_record_size: int,
     workers: int,
     busy_timeout: float,
     quiet: bool,
@@ -485,8 +513,10 @@ def ingest_command(
     by trafilatura), datetime, crawled, content_type, status, warc_record_id, source_file and
     extraction ('empty' when no text was found). Only 2xx HTML responses become pages;
     revisit records become pages with the text of the response they refer to; redirects,
-    errors and other records are counted. Ingesting a file again adds nothing. A bad record
-    or file gives a warning and exit code 7, and the good records still go in.
+    errors and other records are counted. Ingesting a file again adds nothing (byte-identical
+    HTML files under two paths are two pages). A bad record or file gives a warning and exit
+    code 7, and the good records still go in; an extraction worker that cannot start (a
+    missing module) stops the command with exit code 9.
 
     \b
     Example:
@@ -518,6 +548,7 @@ def ingest_command(
                     keep_html=keep_html,
                     parquet=False,
                     strict=strict,
+                    max_record_size=max_record_size,
                     workers=workers,
                     busy_timeout=busy_timeout,
                     quiet=quiet,
@@ -560,6 +591,7 @@ def ingest_command(
             busy_timeout=busy_timeout,
             jsonl_fields=_parse_columns(fields, "--field NAME=KEY", "url=link"),
             on_problem=warn,
+            max_record_size=max_record_size,
         )
         if not quiet:
             click.echo(report.summary())

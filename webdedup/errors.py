@@ -105,3 +105,13 @@ class ClusterUnreachable(InputError):
 
 class NotFound(InputError):
     """A page or group that a request names is not in the database (the review app's 404)."""
+
+
+class WorkerFailed(WebdedupError):
+    """A worker process (or the extraction set up in this process) could not start, or died.
+
+    An import that fails in a worker means the installation is missing a module (reinstall
+    webdedup with its dependencies); a worker that dies without a word was killed or crashed.
+    """
+
+    exit_code = 9

@@ -21,6 +21,8 @@ def extract_text(html: str | bytes | None) -> str:
     logging.getLogger("trafilatura").setLevel(logging.CRITICAL)
     try:
         text = trafilatura.extract(html, include_comments=False, favor_recall=True)
+    except ImportError:  # a broken installation, not a broken page: stop the run
+        raise
     except Exception:  # noqa: BLE001 - a broken page must not stop a run
         return ""
     return text or ""

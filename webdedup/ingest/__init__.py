@@ -29,18 +29,18 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from ..config import Columns
-from ..errors import IngestProblems, InputError
+from ..errors import ConfigError, IngestProblems, InputError
 from ..progress import Progress, progress_bar
 from ..store import connect, refuse_database_paths, use_wal
 from .charset import decode_html
 from .extract_pool import Extractor, Job
-from .model import Event, IngestReport, Problem, RawPage, Skipped
+from .model import MAX_RECORD_SIZE, Event, IngestReport, Problem, RawPage, Skipped
 from .revisits import RevisitIndex, copy_original
 from .sources import html_files, is_html_name, open_maybe_gzip, read_html_folder, read_jsonl
 from .warc import read_archive
 from .writer import PageWriter
 
-__all__ = ["IngestReport", "IngestWarning", "Problem", "ingest"]
+__all__ = ["MAX_RECORD_SIZE", "IngestReport", "IngestWarning", "Problem", "ingest"]
 
 BATCH = 128  # pages extracted between two reads of the input
 
@@ -115,7 +115,9 @@ class _Run:
         bar: Progress,
         strict: bool,
         on_problem: Callable[[Problem], None],
+        max_record: int,
     ) -> None:
+        self.max_record = max_record
         self.writer = writer
         self.extractor = extractor
         self.report = report
@@ -159,7 +161,11 @@ class _Run:
                 self.problem(event)
             elif isinstance(event, Skipped):
                 skipped[event.kind] += 1
-            elif event.record_key in seen or self.writer.has_record(event.record_key):
+            elif (
+                event.record_key in seen
+                or self.writer.has_record(event.record_key)
+                or self.writer.has_legacy_record(event)
+            ):
                 skipped["already_ingested"] += 1
             else:
                 seen.add(event.record_key)
@@ -216,6 +222,7 @@ def ingest(
     busy_timeout: float = 5.0,
     jsonl_fields: Mapping[str, str] | None = None,
     on_problem: Callable[[Problem], None] | None = None,
+    max_record_size: int = MAX_RECORD_SIZE,
 ) -> IngestReport:
     """Add the pages of WARC/ARC files, JSONL files and HTML folders to ``db``'s pages table.
 
@@ -225,6 +232,9 @@ def ingest(
     Each bad record or file is passed to ``on_problem`` (default: an :class:`IngestWarning`)
     and listed in ``report.problems``; with ``strict`` the first one raises
     :class:`~webdedup.errors.IngestProblems` instead (files before it stay ingested).
+    A record (WARC record headers or HTML body, JSONL line, HTML file) that decompresses to
+    more than ``max_record_size`` bytes is such a problem, and is never held in memory whole.
+    An extraction worker that cannot start raises :class:`~webdedup.errors.WorkerFailed`.
 
     Example::
 
@@ -233,6 +243,9 @@ def ingest(
         (2, 1, 1)
     """
     t0 = time.perf_counter()
+    if max_record_size < 1:
+        raise ConfigError(f"max_record_size must be a positive number of bytes, got "
+                          f"{max_record_size}")
     files = expand_inputs(inputs)
     if on_problem is None:
         def on_problem(problem: Problem) -> None:
@@ -253,7 +266,7 @@ def ingest(
         writer.prepare()
         bar = progress_bar("ingest", unit="page", enabled=progress)
         with Extractor(workers) as extractor, bar:
-            run = _Run(writer, extractor, report, bar, strict, on_problem)
+            run = _Run(writer, extractor, report, bar, strict, on_problem, max_record_size)
             for kind, path in files:
                 _one_input(run, kind, path, jsonl_fields)
     except BaseException:
@@ -282,19 +295,20 @@ def _one_input(
         files = html_files(path)
         hashes = {str(p): file_sha256(p) for p in files}
         run.report.files += len(files)
-        run.file(kind, path, read_html_folder(label, hashes), None)
+        run.file(kind, path, read_html_folder(label, hashes, max_record=run.max_record), None)
         return
     sha = file_sha256(path)
-    if run.writer.file_done(sha):
+    # an HTML file's copy under another name is another page: its records decide, not its hash
+    if kind != "html" and run.writer.file_done(sha):
         run.report.files_already_ingested += 1
         return
     run.report.files += 1
     if kind == "warc":
-        events: Iterator[Event] = read_archive(label, sha)
+        events: Iterator[Event] = read_archive(label, sha, max_record=run.max_record)
     elif kind == "jsonl":
-        events = read_jsonl(label, sha, fields=jsonl_fields)
+        events = read_jsonl(label, sha, fields=jsonl_fields, max_record=run.max_record)
     elif kind == "html":
-        events = read_html_folder(str(path.parent), {label: sha})
+        events = read_html_folder(str(path.parent), {label: sha}, max_record=run.max_record)
     else:
         events = iter([Problem(label, 0, "not a WARC, ARC, JSONL or HTML file")])
     run.file(kind, path, events, sha)

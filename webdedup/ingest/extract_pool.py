@@ -17,14 +17,12 @@ Example::
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import re
 from collections.abc import Iterable, Iterator
-from multiprocessing.pool import Pool
 from types import TracebackType
 
-from ..parallel import start_worker
+from ..parallel import WorkerPool
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 
@@ -59,6 +57,8 @@ def extract_one(job: Job) -> Result:
             with_metadata=True,
             date_extraction_params={"extensive_search": want_date, "original_date": True},
         )
+    except ImportError:  # a broken installation, not a broken page: stop (WorkerFailed)
+        raise
     except Exception:  # noqa: BLE001 - a broken page must not stop an ingest
         return "", None, None
     if doc is None:
@@ -83,9 +83,15 @@ def _title_only(html: str) -> str | None:
     return title or None
 
 
-def _init_worker(parent: int) -> None:
-    start_worker(parent)  # a killed ingest leaves no extraction worker behind
-    import trafilatura  # noqa: F401 - import once per worker, not per page
+def extraction_setup() -> None:
+    """Import the extraction stack (trafilatura, and through it jusText and lxml's cleaner).
+
+    Run once by every extraction worker, and in this process before extracting here: a
+    module missing from the installation stops the ingest at once with
+    :class:`~webdedup.errors.WorkerFailed` instead of failing page by page.
+    """
+    import trafilatura  # noqa: F401 - imported once per worker, not per page
+    import trafilatura.external  # noqa: F401 - jusText, which imports lxml_html_clean
 
     _quiet()
 
@@ -97,13 +103,10 @@ class Extractor:
         if workers < 0:
             raise ValueError("workers must be 0 (all cores) or a positive number")
         self.workers = workers or os.cpu_count() or 1
-        self._pool: Pool | None = None
+        self._pool = WorkerPool(self.workers, extraction_setup, "text extraction worker")
 
     def __enter__(self) -> Extractor:
-        if self.workers > 1:
-            self._pool = multiprocessing.get_context().Pool(
-                self.workers, initializer=_init_worker, initargs=(os.getpid(),)
-            )
+        self._pool.__enter__()
         return self
 
     def __exit__(
@@ -112,16 +115,8 @@ class Extractor:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._pool is not None:
-            if exc_type is None:
-                self._pool.close()
-            else:
-                self._pool.terminate()
-            self._pool.join()
-            self._pool = None
+        self._pool.__exit__(exc_type, exc, tb)
 
     def map(self, jobs: Iterable[Job]) -> Iterator[Result]:
         """Results in the order of ``jobs``."""
-        if self._pool is None:
-            return map(extract_one, jobs)
-        return self._pool.imap(extract_one, jobs, chunksize=2)
+        return self._pool.map(extract_one, ((job,) for job in jobs))

@@ -19,6 +19,19 @@ from dataclasses import dataclass, field
 
 from ..words import plural
 
+#: The default of ``--max-record-size``: the most bytes one record (a WARC record's headers
+#: or HTML body, a JSONL line, an HTML file), once decompressed, may take in memory.
+MAX_RECORD_SIZE = 64 * 1024 * 1024
+
+
+def too_large(what: str, limit: int) -> str:
+    """The problem message of a record past the size limit."""
+    return (
+        f"{what}: more than {limit:,} bytes once decompressed (a gzip bomb? if it is real, "
+        "raise --max-record-size); skipped"
+    )
+
+
 # Kinds of records counted and skipped (the keys of IngestReport.skipped).
 SKIP_KINDS = (
     "redirect",            # 3xx responses
@@ -26,7 +39,8 @@ SKIP_KINDS = (
     "not_html",            # 2xx responses of another media type
     "other_record",        # request, metadata, warcinfo, resource, conversion ... records
     "revisit_unresolved",  # a revisit whose original response was not found
-    "already_ingested",    # a record ingested before (same WARC-Record-ID or file + offset)
+    "already_ingested",    # a record ingested before (same WARC-Record-ID, file + offset,
+                           # or HTML file + its path under the folder)
     "no_url",              # a JSONL line or page without a usable URL
 )
 
@@ -59,6 +73,9 @@ class RawPage:
     refers_to_date: str | None = None
     want_page_date: bool = False
     extraction: str | None = None  # 'ok', 'empty' or 'given' once known
+    # the key an older webdedup gave this record (HTML files: '<sha256>:0'), honoured when
+    # recorded for the same source_file, so re-ingesting a folder after an upgrade adds nothing
+    legacy_key: str | None = None
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .model import Event, Problem, RawPage, Skipped
+from .model import MAX_RECORD_SIZE, Event, Problem, RawPage, Skipped, too_large
 
 JSONL_FIELDS = {
     "url": "url",
@@ -53,9 +53,17 @@ def open_maybe_gzip(path: str | Path) -> Any:
 
 
 def read_jsonl(
-    path: str, sha256: str, *, fields: Mapping[str, str] | None = None
+    path: str,
+    sha256: str,
+    *,
+    fields: Mapping[str, str] | None = None,
+    max_record: int = MAX_RECORD_SIZE,
 ) -> Iterator[Event]:
-    """The events of a JSON Lines file (gzipped or not); offsets are of the uncompressed text."""
+    """The events of a JSON Lines file (gzipped or not); offsets are of the uncompressed text.
+
+    A line longer than ``max_record`` bytes (decompressed) is a problem, skipped without
+    being held in memory; so is a line that is not JSON or nests too deep to parse.
+    """
     names = dict(JSONL_FIELDS)
     unknown = sorted(set(fields or {}) - set(names))
     if unknown:
@@ -68,11 +76,15 @@ def read_jsonl(
     text_names = [names["text"]] + (["content"] if "text" not in (fields or {}) else [])
     offset = 0
     with open_maybe_gzip(path) as fh:
-        for lineno, line in enumerate(_lines(fh, path), start=1):
+        for lineno, line in enumerate(_lines(fh, path, max_record), start=1):
             here = offset
             if isinstance(line, Problem):
                 yield line
                 return
+            if isinstance(line, int):  # the length of a line past the limit, not kept
+                offset += line
+                yield Problem(path, here, too_large(f"line {lineno}", max_record))
+                continue
             offset += len(line)
             if not line.strip():
                 continue
@@ -80,6 +92,9 @@ def read_jsonl(
                 obj = json.loads(line)
             except ValueError as exc:
                 yield Problem(path, here, f"line {lineno} is not valid JSON ({exc})")
+                continue
+            except RecursionError:
+                yield Problem(path, here, f"line {lineno} nests too deep to parse as JSON")
                 continue
             if not isinstance(obj, dict):
                 yield Problem(path, here, f"line {lineno} is not a JSON object")
@@ -114,9 +129,17 @@ def read_jsonl(
             yield page
 
 
-def _lines(fh: Any, path: str) -> Iterator[bytes | Problem]:
+def _lines(fh: Any, path: str, limit: int) -> Iterator[bytes | int | Problem]:
+    """The lines of ``fh``; for a line past ``limit`` bytes, its length (read in pieces)."""
     try:
-        yield from fh
+        while line := fh.readline(limit + 1):
+            if len(line) <= limit or line.endswith(b"\n"):
+                yield line
+                continue
+            length = len(line)
+            while (rest := fh.readline(1 << 20)) and not rest.endswith(b"\n"):
+                length += len(rest)
+            yield length + len(rest)
     except (OSError, EOFError) as exc:
         yield Problem(path, None, f"the file ends early or is damaged ({exc})")
 
@@ -192,24 +215,38 @@ def canonical_link(html: bytes) -> str | None:
 
 
 def read_html_folder(
-    folder: str, hashes: Mapping[str, str], *, names: Mapping[str, str] | None = None
+    folder: str,
+    hashes: Mapping[str, str],
+    *,
+    names: Mapping[str, str] | None = None,
+    max_record: int = MAX_RECORD_SIZE,
 ) -> Iterator[Event]:
-    """The events of saved pages under ``folder``; ``hashes`` maps each file to its sha256."""
+    """The events of saved pages under ``folder``; ``hashes`` maps each file to its sha256.
+
+    A file of more than ``max_record`` bytes (decompressed) is a problem, not read whole.
+    """
     root = Path(folder)
     manifests = _manifests(root)
     for path in sorted(Path(p) for p in hashes):
         label = (names or {}).get(str(path), str(path))
         try:
             with open_maybe_gzip(path) as fh:
-                html = fh.read()
+                html = fh.read(max_record + 1)
         except (OSError, EOFError) as exc:
             yield Problem(label, 0, f"unreadable HTML file ({exc})")
             continue
+        if len(html) > max_record:
+            yield Problem(label, 0, too_large("the HTML file", max_record))
+            continue
         side = _sidecar(path, manifests)
-        url = side.get("url") or canonical_link(html) or path.relative_to(root).as_posix()
+        where = path.relative_to(root).as_posix()
+        url = side.get("url") or canonical_link(html) or where
         yield RawPage(
             url=url,
-            record_key=f"{hashes[str(path)]}:0",
+            # a copy of a file under another path is another page; the same file at the
+            # same path again is not
+            record_key=f"{hashes[str(path)]}:{where}",
+            legacy_key=f"{hashes[str(path)]}:0",
             source_file=label,
             offset=0,
             html=html,

@@ -5,7 +5,7 @@ fastwarc). Each record becomes one event: a :class:`~webdedup.ingest.model.RawPa
 successful HTML response or a revisit of one, a :class:`~webdedup.ingest.model.Skipped` count
 for everything else, or a :class:`~webdedup.ingest.model.Problem` for a bad record (truncated,
 wrong digest, unreadable). After a record that can't be parsed the reader looks for the next
-record start (the next gzip member, or the next ``WARC/1.x`` line) and carries on; a gzip file
+record start (the next gzip member, or the next ``WARC/`` line) and carries on; a gzip file
 that is one single stream instead of one member per record is read as one stream.
 
 Example::
@@ -25,9 +25,10 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from warcio.archiveiterator import ArchiveIterator
+from warcio.bufferedreaders import DecompressingBufferedReader
 from warcio.exceptions import ArchiveLoadFailed
 
-from .model import Event, Problem, RawPage, Skipped
+from .model import MAX_RECORD_SIZE, Event, Problem, RawPage, Skipped, too_large
 
 HTML_TYPES = ("text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+xml")
 GZIP_MAGIC = b"\x1f\x8b\x08"
@@ -43,6 +44,41 @@ def looks_like_html(body: bytes) -> bool:
     """True when a body without a Content-Type starts like an HTML document."""
     head = body[:512].lstrip().lower()
     return head.startswith((b"<!doctype html", b"<html", b"<head", b"<!--"))
+
+
+class RecordTooLarge(Exception):
+    """A record's headers or HTML body go past the size limit (a gzip bomb, or damage)."""
+
+
+class _CappedReader(DecompressingBufferedReader):
+    """warcio's record reader, refusing more than ``limit`` bytes of lines for one record.
+
+    warcio reads headers line by line into memory: a gzip member that decompresses to
+    gigabytes without a blank line (a gzip bomb) would be held whole. Bodies are read with
+    ``read`` in bounded pieces. The reader of the archive sets ``line_bytes`` back to 0 after
+    each record.
+    """
+
+    def __init__(self, stream: Any, limit: int) -> None:
+        super().__init__(stream)
+        self.limit = limit
+        self.line_bytes = 0
+
+    def readline(self, length: int | None = None) -> bytes:
+        room = self.limit + 1 - self.line_bytes
+        line: bytes = super().readline(min(length, room) if length else room)
+        self.line_bytes += len(line)
+        if self.line_bytes > self.limit:
+            raise RecordTooLarge(too_large("the record's headers", self.limit))
+        return line
+
+
+
+def _capped_iterator(fh: IO[bytes], limit: int) -> ArchiveIterator:
+    """warcio's ArchiveIterator over ``fh`` (at its current place) with a :class:`_CappedReader`."""
+    it = ArchiveIterator(fh, arc2warc=True, check_digests=True)
+    it.reader = _CappedReader(it.fh, limit)
+    return it
 
 
 def _status(record: Any) -> int | None:
@@ -83,10 +119,13 @@ def _record_problem(record: Any) -> str | None:
 class _ArchiveReader:
     """One pass over one archive file; see :func:`read_archive`."""
 
-    def __init__(self, fh: IO[bytes], name: str, sha256: str, keep_meta: bool) -> None:
+    def __init__(
+        self, fh: IO[bytes], name: str, sha256: str, keep_meta: bool, max_record: int
+    ) -> None:
         self.fh = fh
         self.name = name
         self.sha256 = sha256
+        self.max_record = max_record
         self.is_gzip = fh.read(3) == GZIP_MAGIC
         fh.seek(0)
         self.is_arc = self._peek_text().startswith(b"filedesc://")
@@ -96,7 +135,7 @@ class _ArchiveReader:
         self.fh.seek(0)
         if self.is_gzip:
             try:
-                head = zlib.decompressobj(31).decompress(self.fh.read(4096))
+                head = zlib.decompressobj(31).decompress(self.fh.read(4096), 4096)
             except zlib.error:
                 head = b""
         else:
@@ -160,10 +199,12 @@ class _ArchiveReader:
         if encoding == "br" and not _has_brotli():
             _drain(record)
             return None, "brotli-compressed body and the 'brotli' package is not installed"
-        try:
-            body = record.content_stream().read()
-        except (OSError, EOFError, zlib.error, ValueError) as exc:
+        try:  # at most the limit in memory: a gzip bomb stops here (RecordTooLarge)
+            body = record.content_stream().read(self.max_record + 1)
+        except (OSError, EOFError, zlib.error, ValueError, OverflowError) as exc:
             return None, f"unreadable body ({type(exc).__name__}: {exc})"
+        if len(body) > self.max_record:
+            raise RecordTooLarge(too_large("the record's HTML body", self.max_record))
         _drain(record)
         problem = _record_problem(record)
         if problem:
@@ -179,35 +220,48 @@ class _ArchiveReader:
         emitted = 0
         while True:
             self.fh.seek(pos)
-            it = ArchiveIterator(self.fh, arc2warc=True, check_digests=True)
+            it = _capped_iterator(self.fh, self.max_record)
             failure: str | None = None
             fail_at = pos
             non_chunked = False
+            short_at: int | None = None
             try:
                 for record in it:
                     errs = it.err_count
                     try:
                         event, problem = self.convert(record)
-                    except (OSError, EOFError, zlib.error, ValueError, ArchiveLoadFailed) as exc:
+                    except (OSError, EOFError, zlib.error, ValueError, ArchiveLoadFailed,
+                            OverflowError) as exc:
                         event, problem = None, f"unreadable record ({type(exc).__name__}: {exc})"
                     try:
-                        offset = pos + it.get_record_offset()
+                        offset = it.get_record_offset()  # warcio counts from the start of fh
                     except Exception:  # noqa: BLE001 - the record's end could not be found
-                        offset = pos + max(it.offset, 0)
+                        offset = max(it.offset, pos)
                     emitted += 1
                     if problem is None and it.err_count > errs:
                         problem = "record length does not match its Content-Length"
+                    it.reader.line_bytes = 0  # the lines of the next record count from here
                     yield from self._emit(record, event, problem, offset, uncompressed=False)
+                    if not self.is_gzip and (getattr(record.raw_stream, "limit", 0) or 0) > 0:
+                        # its Content-Length ran to the end of the file, over the records
+                        # after it: look for them from its start on
+                        short_at = offset
+                        break
             except ArchiveLoadFailed as exc:
                 msg = " ".join(str(exc).split())
                 if "non-chunked gzip" in msg:
                     non_chunked = True
                 else:
-                    failure, fail_at = msg, pos + max(it.offset, 0)
+                    failure, fail_at = msg, max(it.offset, pos)
+            except RecordTooLarge as exc:  # skipped without reading it: the next record
+                failure, fail_at = str(exc), max(it.offset, pos)
+            except OverflowError:  # a length no file can have: Content-Length 10**29, say
+                failure = "a length too large to be real (Content-Length or chunk size)"
+                fail_at = max(it.offset, pos)
             except (OSError, EOFError, zlib.error, ValueError, AttributeError, TypeError) as exc:
                 # warcio raises AttributeError/TypeError on a record header cut short
                 failure = f"unreadable data ({type(exc).__name__}: {exc})"
-                fail_at = pos + max(it.offset, 0)
+                fail_at = max(it.offset, pos)
             if non_chunked:
                 yield Problem(
                     self.name,
@@ -218,6 +272,12 @@ class _ArchiveReader:
                 )
                 yield from self._stream_events(skip=emitted)
                 return
+            if short_at is not None:
+                nxt = self._next_record_start(short_at + 1)
+                if nxt is None:
+                    return
+                pos = nxt
+                continue
             if failure is None:
                 # warcio ends quietly at a gzip member cut short or at bytes that are no
                 # gzip member: check the members it read, so a cut file is never silent
@@ -254,7 +314,7 @@ class _ArchiveReader:
 
     def _next_record_start(self, start: int) -> int | None:
         """The offset of the next plausible record start at or after ``start``."""
-        marker = GZIP_MAGIC if self.is_gzip else b"\nWARC/1."
+        marker = GZIP_MAGIC if self.is_gzip else b"\nWARC/"  # WARC/1.0, 1.1 and 0.17
         self.fh.seek(start)
         base, tail = start, b""
         while True:
@@ -287,8 +347,10 @@ class _ArchiveReader:
                         "or copy?); the records before it went in"
                     )
                 return None
-            try:
-                d.decompress(block)
+            try:  # in bounded pieces: a gzip bomb must not be inflated whole into memory
+                d.decompress(block, _CHUNK)
+                while d.unconsumed_tail and not d.eof:
+                    d.decompress(d.unconsumed_tail, _CHUNK)
             except zlib.error as exc:
                 return member_at, f"not a valid gzip member ({exc}); the records before it went in"
             if d.eof:
@@ -302,7 +364,7 @@ class _ArchiveReader:
         here = self.fh.tell()
         self.fh.seek(at)
         try:
-            head = zlib.decompressobj(31).decompress(self.fh.read(2048))
+            head = zlib.decompressobj(31).decompress(self.fh.read(2048), 2048)
         except zlib.error:
             head = b""
         self.fh.seek(here)
@@ -314,17 +376,19 @@ class _ArchiveReader:
 
         self.fh.seek(0)
         with gzip.GzipFile(fileobj=self.fh) as stream:
-            it = ArchiveIterator(stream, arc2warc=True, check_digests=True)
+            it = _capped_iterator(stream, self.max_record)  # type: ignore[arg-type]
             n = 0
             try:
                 for record in it:
                     n += 1
+                    it.reader.line_bytes = 0
                     if n <= skip:
                         continue
                     event, problem = self.convert(record)
                     offset = it.get_record_offset()
                     yield from self._emit(record, event, problem, offset, uncompressed=True)
-            except (ArchiveLoadFailed, OSError, EOFError, zlib.error, ValueError) as exc:
+            except (ArchiveLoadFailed, OSError, EOFError, zlib.error, ValueError, OverflowError,
+                    RecordTooLarge) as exc:
                 msg = " ".join(str(exc).split()) or type(exc).__name__
                 yield Problem(self.name, max(it.offset, 0), f"{msg} (uncompressed offset)")
 
@@ -338,18 +402,25 @@ def _has_brotli() -> bool:
 
 
 def read_archive(
-    path: str, sha256: str, *, name: str | None = None, page_dates: bool = False
+    path: str,
+    sha256: str,
+    *,
+    name: str | None = None,
+    page_dates: bool = False,
+    max_record: int = MAX_RECORD_SIZE,
 ) -> Iterator[Event]:
     """The events of the WARC or ARC file ``path`` (gzipped or not), in file order.
 
     ``sha256`` (of the file) keys records without a WARC-Record-ID (ARC records) by offset;
     ``name`` is the file name reported in problems and stored as ``source_file``.
     ``page_dates`` asks the extraction for the page's own date instead of the WARC-Date.
+    A record whose headers or HTML body decompress to more than ``max_record`` bytes is a
+    problem, skipped without being read further (other bodies are read in bounded pieces).
     warcio's own stderr notices are captured and reported as problems instead.
     """
     label = name or path
     with open(path, "rb") as fh:
-        reader = _ArchiveReader(fh, label, sha256, page_dates)
+        reader = _ArchiveReader(fh, label, sha256, page_dates, max_record)
         gen = reader.events()
         while True:
             with contextlib.redirect_stderr(io.StringIO()):

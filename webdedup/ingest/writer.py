@@ -159,6 +159,16 @@ class PageWriter:
         ).fetchone()
         return row is not None
 
+    def has_legacy_record(self, page: RawPage) -> bool:
+        """True when an older webdedup ingested this record under its legacy key."""
+        if not self.ready or page.legacy_key is None:
+            return False
+        row = self.conn.execute(
+            "SELECT 1 FROM _webdedup_ingested WHERE record_key = ? AND source_file = ?",
+            (page.legacy_key, page.source_file),
+        ).fetchone()
+        return row is not None
+
     # -- revisits -------------------------------------------------------------------------
     def find_original(self, page: RawPage) -> dict[str, Any] | None:
         """The stored fields of the page a revisit refers to (from an earlier file), or None."""
