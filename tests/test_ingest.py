@@ -264,3 +264,33 @@ def test_a_mapping_that_names_one_column_twice_is_refused(tmp_path, mapping):
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2 and "two columns named" in result.output
     assert not db.exists()
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("name", ["notes.txt", "notes.jsonl"])
+def test_a_file_that_is_no_crawl_leaves_no_database_and_is_said_once(tmp_path, name, strict):
+    """Exit 7, nothing went in: no new database file is left behind (with or without
+    --strict), and a text file of many lines gets one warning, not one a line."""
+    src = tmp_path / name
+    src.write_text("".join(f"line {i} of a plain text file\n" for i in range(200)))
+    db = tmp_path / "new.sqlite"
+    args = ["ingest", str(db), str(src), "--quiet"] + (["--strict"] if strict else [])
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 7, res.output
+    assert not list(tmp_path.glob("new.sqlite*"))
+    assert res.output.count(str(src)) == 1, res.output
+    assert "nothing went in" in res.output or strict
+
+
+def test_a_jsonl_file_with_one_bad_line_keeps_its_good_lines(tmp_path):
+    """The once-only warning is for files whose first lines are all bad: a JSONL file with
+    a bad line among good ones still warns about that line and stores the others."""
+    from webdedup.ingest import ingest
+
+    src = tmp_path / "pages.jsonl"
+    good = '{"url": "https://a.example/%d", "text": "page %d text"}\n'
+    src.write_text("not json\n" + good % (1, 1) + "still not json\n" + good % (2, 2))
+    problems: list[object] = []
+    report = ingest(tmp_path / "c.sqlite", [src], workers=1, on_problem=problems.append)
+    assert report.pages == 2
+    assert [str(p).split(": ", 1)[1][:6] for p in problems] == ["line 1", "line 3"]

@@ -596,10 +596,7 @@ def ingest_command(
         if not quiet:
             click.echo(report.summary())
         if report.problems:
-            raise IngestProblems(
-                f"{len(report.problems):,} bad records or files (warned above); "
-                "the readable records went in"
-            )
+            raise IngestProblems(report.problems_line())
 
 
 @cli.command("export")

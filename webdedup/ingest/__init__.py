@@ -269,6 +269,11 @@ def ingest(
             run = _Run(writer, extractor, report, bar, strict, on_problem, max_record_size)
             for kind, path in files:
                 _one_input(run, kind, path, jsonl_fields)
+        if created and report.problems and not report.pages and not report.revisits:
+            # a failed ingest that put nothing in leaves no database file behind
+            conn.close()
+            _remove_database(Path(str(db)))
+            report.database_removed = True
     except BaseException:
         if created and (writer is None or not writer.committed):
             conn.close()

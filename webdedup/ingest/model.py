@@ -113,11 +113,22 @@ class IngestReport:
     skipped: Counter[str] = field(default_factory=Counter)
     problems: list[Problem] = field(default_factory=list)
     seconds: float = 0.0
+    #: the database this ingest created was removed again: nothing went in
+    database_removed: bool = False
 
     @property
     def ok(self) -> bool:
         """True when no record or file was bad."""
         return not self.problems
+
+    def problems_line(self) -> str:
+        """What went wrong, in one line (for the error that ends a failed ingest)."""
+        bad = plural(len(self.problems), "bad record or file", "bad records or files")
+        if self.database_removed:
+            return f"{bad} (warned above); nothing went in, so no database was created"
+        if not self.pages:
+            return f"{bad} (warned above); nothing went in"
+        return f"{bad} (warned above); the readable records went in"
 
     def summary(self) -> str:
         """A few human lines: pages added and the counts of skipped records."""

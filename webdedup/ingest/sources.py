@@ -52,6 +52,10 @@ def open_maybe_gzip(path: str | Path) -> Any:
     return fh
 
 
+#: Bad lines at the start of a JSONL file after which it is taken for no JSONL file at all.
+NOT_JSONL_AFTER = 3
+
+
 def read_jsonl(
     path: str,
     sha256: str,
@@ -75,10 +79,15 @@ def read_jsonl(
     names.update(fields or {})
     text_names = [names["text"]] + (["content"] if "text" not in (fields or {}) else [])
     offset = 0
+    # the bad lines before the first good one: a file whose first lines are all bad is not
+    # JSON Lines at all, and is said so once instead of once a line
+    opening: list[Problem] = []
+    started = False
     with open_maybe_gzip(path) as fh:
         for lineno, line in enumerate(_lines(fh, path, max_record), start=1):
             here = offset
             if isinstance(line, Problem):
+                yield from opening
                 yield line
                 return
             if isinstance(line, int):  # the length of a line past the limit, not kept
@@ -88,17 +97,32 @@ def read_jsonl(
             offset += len(line)
             if not line.strip():
                 continue
+            bad: str | None = None
             try:
                 obj = json.loads(line)
             except ValueError as exc:
-                yield Problem(path, here, f"line {lineno} is not valid JSON ({exc})")
-                continue
+                bad = f"line {lineno} is not valid JSON ({exc})"
             except RecursionError:
-                yield Problem(path, here, f"line {lineno} nests too deep to parse as JSON")
+                bad = f"line {lineno} nests too deep to parse as JSON"
+            else:
+                if not isinstance(obj, dict):
+                    bad = f"line {lineno} is not a JSON object"
+            if bad is not None:
+                if started:
+                    yield Problem(path, here, bad)
+                    continue
+                opening.append(Problem(path, here, bad))
+                if len(opening) == NOT_JSONL_AFTER:
+                    yield Problem(
+                        path, 0, f"not a JSON Lines file: its first {NOT_JSONL_AFTER} lines "
+                        f"are not JSON objects ({opening[0].message}); skipped"
+                    )
+                    return
                 continue
-            if not isinstance(obj, dict):
-                yield Problem(path, here, f"line {lineno} is not a JSON object")
-                continue
+            if not started:
+                started = True
+                yield from opening
+                opening.clear()
             url = obj.get(names["url"])
             if not isinstance(url, str) or not url.strip():
                 yield Skipped("no_url")
@@ -127,6 +151,7 @@ def read_jsonl(
                 extraction="given" if text is not None else None,
             )
             yield page
+    yield from opening  # a short file whose one or two lines were bad
 
 
 def _lines(fh: Any, path: str, limit: int) -> Iterator[bytes | int | Problem]:
