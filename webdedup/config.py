@@ -27,7 +27,7 @@ from .algorithms.election import DEFAULT_ELECTION, validate_election
 from .algorithms.minhash import MAX_NUM_PERM
 from .algorithms.segments import SEGMENTS_VERSION
 from .algorithms.text import NORMALIZATION_VERSION
-from .algorithms.urls import IgnoreRules
+from .algorithms.urls import IGNORE_MATCHES, IgnoreRules
 from .errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -53,7 +53,10 @@ class Columns:
     """Names of the input columns in the crawler's table (only ``url`` and text are required).
 
     The text of a page comes from ``content``; when that column is missing or a row's value is
-    empty, from ``html`` through trafilatura's extraction.
+    empty, from ``content_fallback`` (when named: a second text column), then from ``html``
+    through trafilatura's extraction. The crawler webdedup's ``Deduplicator`` follows keeps
+    its text in ``parsed``, else ``content``: ``Columns(content="parsed",
+    content_fallback="content")`` (:data:`PARSED_COLUMNS`).
     """
 
     table: str = "pages"
@@ -66,6 +69,7 @@ class Columns:
     crawled: str = "crawled"
     category: str = "category"
     lang: str = "lang"
+    content_fallback: str | None = None
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, str]) -> Columns:
@@ -82,10 +86,17 @@ class Columns:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
+            if value is None and f.name == "content_fallback":
+                continue
             if not isinstance(value, str) or not value or "\x00" in value:
                 raise ConfigError(
                     f"column {f.name!r} must map to a non-empty name, got {value!r}"
                 )
+
+
+#: The columns of the crawler webdedup's ``Deduplicator`` follows: the page's text in
+#: ``parsed`` (its normalized title and text), else in ``content``.
+PARSED_COLUMNS = Columns(content="parsed", content_fallback="content")
 
 
 #: The type each parameter must have (from a TOML file or the API): name -> (types, wording).
@@ -96,6 +107,7 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "discard_params": ((bool,), "true or false"),
     "n_min": ((int,), "an integer"),
     "urls_to_ignore": ((list, tuple), "a list of patterns"),
+    "ignore_match": ((str,), "a string"),
     "election": ((list, tuple), "a list of election keys"),
     "shingle_size": ((int,), "an integer"),
     "num_perm": ((int,), "an integer"),
@@ -128,6 +140,15 @@ def _check_type(name: str, value: Any, expected: tuple[tuple[type, ...], str] | 
         wording += " (strings)"
     if not ok:
         raise ConfigError(f"{name} must be {wording}, got {value!r} ({type(value).__name__})")
+
+
+def _columns_shape(columns: Columns) -> dict[str, Any]:
+    """The column mapping as shaping parameters (no ``content_fallback`` unless named, so
+    fingerprints from before it existed stay valid)."""
+    shape = asdict(columns)
+    if shape.get("content_fallback") is None:
+        shape.pop("content_fallback", None)
+    return shape
 
 
 def _check_languages(codes: tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -164,6 +185,10 @@ class Config:
     proposes copies framed in long boilerplate or cut short, whose Jaccard is 0.3-0.5).
     ``chain_floor``: a page joins a near-duplicate group only when its similarity to the
     group's canonical is at least this (besides its verified edge to the group's centre).
+    ``ignore_match``: how ``urls_to_ignore`` patterns match a URL: ``"segments"``, webdedup's
+    path-segment rules (:class:`~webdedup.algorithms.urls.IgnoreRules`), or ``"substring"``,
+    anywhere in the URL, as the ``Deduplicator`` webdedup follows matches them (the default
+    of :class:`~webdedup.api.Deduplicator` built without a ``config``).
     ``languages``: when given, only pages in these languages are processed (the others are
     marked ignored with reason ``language``; :mod:`~webdedup.algorithms.language`).
     ``detect_language``: detect each page's language (py3langid, the ``lang`` extra) when
@@ -193,6 +218,7 @@ class Config:
     discard_params: bool = False
     n_min: int = 0
     urls_to_ignore: tuple[str, ...] = ()
+    ignore_match: str = "segments"
     election: tuple[str, ...] = DEFAULT_ELECTION
     shingle_size: int = 5
     num_perm: int = 128
@@ -272,8 +298,13 @@ class Config:
                 f"embedder must be 'module:function' (a function of a list of texts that "
                 f"returns one vector a text), got {self.embedder!r}"
             )
+        if self.ignore_match not in IGNORE_MATCHES:
+            raise ConfigError(
+                f"ignore_match must be one of {', '.join(IGNORE_MATCHES)}, "
+                f"got {self.ignore_match!r}"
+            )
         try:  # compiled here so that a bad rule is a configuration error, not a crash later
-            IgnoreRules.from_patterns(self.urls_to_ignore)
+            IgnoreRules.from_patterns(self.urls_to_ignore, self.ignore_match)
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"urls_to_ignore: {exc}") from exc
         object.__setattr__(self, "urls_to_ignore", tuple(self.urls_to_ignore))
@@ -302,6 +333,8 @@ class Config:
         # minhash "sketch" 2: the stored sketch is the page's band keys, not its signature
         banding |= {"verification": 2, "sketch": 2} if self.method == "minhash" else {}
         banding |= {"vectors": 1, "embedder": self.embedder} if self.method == "vectors" else {}
+        if self.ignore_match != "segments":  # absent otherwise: earlier fingerprints stay valid
+            banding |= {"ignore_match": self.ignore_match}
         if self.counts_segments:  # absent otherwise: earlier fingerprints stay valid
             banding |= {"count_segments": SEGMENTS_VERSION}
         if self.strip_segments:
@@ -328,7 +361,7 @@ class Config:
             "language": LANGUAGE_VERSION if self.detects_language else LANGUAGE_COLUMN_VERSION,
             "languages": sorted(self.languages),
             "detect_language": self.detects_language,
-            "columns": asdict(self.columns),
+            "columns": _columns_shape(self.columns),
         }
 
     def changed_from(self, stored: Mapping[str, Any]) -> list[str]:

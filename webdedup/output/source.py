@@ -134,7 +134,7 @@ class Source:
             return "NULL"
         if not self.content:
             return self.column(alias, self.html)
-        text = self.column(alias, self.content)
+        text = self.layout.text(alias)
         return f"CASE WHEN coalesce({text}, '') = '' THEN {self.column(alias, self.html)} END"
 
     def sql(self, name: str, *, folder: str = "export", **extra: str) -> str:
@@ -146,7 +146,7 @@ class Source:
             "title": self.column("p", self.title),
             "title_a": self.column("pa", self.title),
             "title_b": self.column("pb", self.title),
-            "text": self.column("p", self.content),
+            "text": self.layout.text("p") if self.content else "NULL",
             "html": self.text_fallback_html("p"),
             "groups": groups_subquery(quote(self.table)),
             "lang": "pr.lang" if self.has_lang else "NULL",
