@@ -146,3 +146,48 @@ def test_add_content_hash_column_on_that_apis_table_layout(tmp_path):
             "SELECT content_hash FROM _webdedup_prepared ORDER BY id")]
     assert after == got
     assert state == [content_hash(t) for t in texts] + [content_hash("<p>x</p>")]
+
+
+def test_an_empty_parsed_falls_back_to_content_everywhere(tmp_path):
+    """Issue 29 item 5: ``parsed: ""`` is read from ``content`` in run_on_db, run_on_list,
+    the get_* functions and prepare_posts_parallel (get_unique_urls returned nothing)."""
+    a, b, c = (t["text"] for t in real_texts()[:3])
+    posts = [post(f"https://blog.example/{i}", "", content=text)
+             for i, text in enumerate((a, b, c))]
+    d = Deduplicator(threshold=0.9, discard_params=False)
+    for found in (d.get_unique_urls(posts), d.get_unique_content(posts),
+                  d.get_close_content(posts), d.run_on_list(posts, survivors_only=True),
+                  d(posts)):
+        assert urls(found) == [p["url"] for p in posts]
+        assert [p["length"] for p in found] == [len(t) for t in (a, b, c)]
+    assert [r["content_hash"] for r in d.run_on_list(posts)] == [
+        content_hash(t) for t in (a, b, c)]
+    elem = Deduplicator.prepare_posts_parallel(dict(posts[0]), False, [], False)
+    assert elem is not None and elem["length"] == len(a)
+    db = tmp_path / "crawl.sqlite"
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute("CREATE TABLE pages (url TEXT, content TEXT, parsed TEXT)")
+        conn.executemany("INSERT INTO pages VALUES (?, ?, ?)",
+                         [(p["url"], p["content"], "") for p in posts])
+        conn.commit()
+    d.run_on_db(db)
+    with closing(sqlite3.connect(db)) as conn:
+        got = conn.execute("SELECT content_hash, dup_kind FROM pages ORDER BY rowid").fetchall()
+    assert got == [(content_hash(t), None) for t in (a, b, c)]
+
+
+def test_a_page_without_text_takes_part_in_url_deduplication():
+    """Issue 29 item 5: a page with no text is not dropped; it loses its URL to a page with
+    text, and of two such pages at one URL the newer stays."""
+    text = real_texts()[0]["text"]
+    posts = [
+        post("https://site.example/a", text, "2024-01-01"),
+        post("http://www.site.example/a/", "", "2024-06-01"),  # newer, but no text
+        post("https://site.example/stub", "", "2024-01-01"),
+        post("https://site.example/stub?utm_source=x", "", "2024-02-01"),
+    ]
+    d = Deduplicator(discard_params=False)
+    survivors = d(posts)
+    assert [(p["url"], p["date"]) for p in survivors] == [
+        ("https://site.example/a", "2024-01-01"), ("https://site.example/stub", "2024-02-01")]
+    assert urls(d.get_unique_urls(posts)) == urls(survivors)
