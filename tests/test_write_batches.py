@@ -137,7 +137,7 @@ def test_a_crawler_writes_between_the_batches(tmp_path, first):
         seen.append(name)
 
     if not first:
-        Deduplicator().run_on_db(path)
+        Deduplicator(config=Config()).run_on_db(path)
     result = Deduplicator(config=Config(write_lock=TINY), on_phase=crawler).run_on_db(
         path, full=True
     )
@@ -146,7 +146,7 @@ def test_a_crawler_writes_between_the_batches(tmp_path, first):
     late = conn.execute("SELECT id, dup_group FROM pages WHERE url LIKE '%/late'").fetchone()
     assert late[1] is None  # inserted after the run's snapshot: not annotated by it...
     conn.close()
-    second = Deduplicator().run_on_db(path)
+    second = Deduplicator(config=Config()).run_on_db(path)
     assert second.mode == "incremental" and second.processed >= 1  # ...but queued for the next
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT dup_group FROM pages WHERE id = ?", (late[0],)).fetchone()[0]

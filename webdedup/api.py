@@ -337,12 +337,13 @@ class Deduplicator:
         config = self.build_config()
         if not self.crawler_mode or config.columns != Columns():
             return config
-        conn = connect(db, write=False)
+        # an adopted connection is only asked (connect() would change its settings)
+        conn = db if isinstance(db, sqlite3.Connection) else connect(db, write=False)
         try:
             if "parsed" not in table_columns(conn, config.columns.table):
                 return config
         finally:
-            if not isinstance(db, sqlite3.Connection):
+            if conn is not db:
                 conn.close()
         return replace(config, columns=replace(PARSED_COLUMNS, table=config.columns.table))
 

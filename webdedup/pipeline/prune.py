@@ -165,13 +165,19 @@ def _unrewrite(conn: sqlite3.Connection, table: str) -> int:
     have = set(table_columns(conn, table))
     sets = [f"{quote(layout.url)} = r.url"]
     sets += [f"{quote(c)} = r.{quote(c)}" for c in (DOMAIN, WAYBACK) if c in have]
-    cur = conn.execute(
-        f"UPDATE {quote(table)} SET {', '.join(sets)} FROM {quote(REWRITTEN_TABLE)} AS r "
-        f"WHERE {quote(table)}.{quote(layout.rowid)} = r.id "
-        f"AND {quote(table)}.{quote(layout.url)} IS r.new_url"
+    t, url, rowid = quote(table), quote(layout.url), quote(layout.rowid)
+    update = f"UPDATE {t} SET {', '.join(sets)} FROM {quote(REWRITTEN_TABLE)} AS r WHERE "
+    # the row under its id; then, for a table renumbered since (a VACUUM), the row that
+    # holds the URL written (one a winner: canonical URLs of winners are distinct)
+    n = conn.execute(f"{update}{t}.{rowid} = r.id AND {t}.{url} IS r.new_url").rowcount
+    conn.execute(
+        f"DELETE FROM {quote(REWRITTEN_TABLE)} WHERE EXISTS (SELECT 1 FROM {t} "
+        f"WHERE {t}.{rowid} = {quote(REWRITTEN_TABLE)}.id "
+        f"AND {t}.{url} IS {quote(REWRITTEN_TABLE)}.url)"
     )
+    n += conn.execute(f"{update}{t}.{url} = r.new_url").rowcount
     conn.execute(f"DROP TABLE {quote(REWRITTEN_TABLE)}")
-    return cur.rowcount
+    return n
 
 
 def _url_columns(conn: sqlite3.Connection, table: str) -> Columns:

@@ -140,6 +140,8 @@ def run_on_db(
     ``Deduplicator`` on a database does), the rest restorable.
     """
     own = not isinstance(db, sqlite3.Connection)
+    # an adopted connection gets its transaction handling back (connect() turns it off)
+    old_isolation = None if own else db.isolation_level  # type: ignore[union-attr]
     where = str(db) if own else "the database"
     conn = connect(db, busy_timeout=config.busy_timeout)
     started, t0 = _now(), time.perf_counter()
@@ -247,6 +249,8 @@ def run_on_db(
         else:
             _drop_run_tables(conn)
             conn.text_factory = old_factory
+            if not conn.in_transaction:
+                conn.isolation_level = old_isolation
 
 
 @dataclass(frozen=True)
