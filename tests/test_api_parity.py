@@ -155,6 +155,7 @@ def test_an_empty_parsed_falls_back_to_content_everywhere(tmp_path):
     posts = [post(f"https://blog.example/{i}", "", content=text)
              for i, text in enumerate((a, b, c))]
     d = Deduplicator(threshold=0.9, discard_params=False)
+    assert urls(d.get_unique_urls(posts)) == [p["url"] for p in posts]  # was []
     for found in (d.get_unique_urls(posts), d.get_unique_content(posts),
                   d.get_close_content(posts), d.run_on_list(posts, survivors_only=True),
                   d(posts)):
