@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import re
 import sqlite3
 import unicodedata
@@ -22,12 +23,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from conftest import SHARED_DATA
 from dateutil import parser as dateparser
 
 from webdedup import Deduplicator
 from webdedup.algorithms.text import content_hash
 from webdedup.algorithms.urls import canonicalize_url
+from webdedup.cli import cli
 from webdedup.ingest import ingest
 from webdedup.pipeline.prune import restore_pruned
 
@@ -393,6 +396,15 @@ def test_run_on_db_annotates_that_apis_table_without_touching_its_columns(crawle
         texts = dict(tmp_db.execute("SELECT id, content_hash FROM _webdedup_prepared"))
     for rowid, page in enumerate(crawled, start=1):
         assert texts[rowid] == content_hash(page["parsed"] or page["content"])
+    # explain (and export, review) show webdedup's hash, not the crawler's column
+    a, b = (p for p in crawled if p["url"].endswith(("001017000078/order/",
+                                                     "001005000005/019/000/order/")))
+    res = CliRunner().invoke(cli, ["explain", str(path), a["url"], b["url"], "--json"])
+    assert res.exit_code == 0, res.output
+    shown = json.loads(res.output)
+    assert [p["content_hash"] for p in shown["pages"]] == [content_hash(a["parsed"])] * 2
+    assert content_hash(a["parsed"]) != a["content_hash"]  # the crawler's: SHA-1 of parsed
+    assert shown["link"]["path"][0]["via"] == "exact"
 
 
 def test_the_defaults_are_that_apis_and_the_cli_keeps_webdedups():
