@@ -56,9 +56,9 @@ PEAK_KIB = "\n" + inspect.getsource(peak_kib) + "\n"
 
 CHILD = PEAK_KIB + """
 import json, os, resource, sys, time
-from webdedup import Deduplicator
+from webdedup import Config, Deduplicator
 t0, c0 = time.perf_counter(), time.process_time()
-r = Deduplicator(method=sys.argv[2]).run_on_db(sys.argv[1])
+r = Deduplicator(method=sys.argv[2], config=Config()).run_on_db(sys.argv[1])
 wall = time.perf_counter() - t0
 io = dict(line.split(": ") for line in open("/proc/self/io").read().splitlines())
 children = resource.getrusage(resource.RUSAGE_CHILDREN)

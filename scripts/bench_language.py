@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from webdedup import Deduplicator  # noqa: E402
+from webdedup import Config, Deduplicator  # noqa: E402
 from webdedup.algorithms import language  # noqa: E402
 
 
@@ -135,9 +135,8 @@ def main() -> None:
             copy = Path(tmp) / "c.sqlite"
             shutil.copy(corpus, copy)
             t0, c0 = time.perf_counter(), _cpu()
-            result = Deduplicator(workers=args.workers, detect_language=True).run_on_db(
-                copy, full=True
-            )
+            dedup = Deduplicator(workers=args.workers, detect_language=True, config=Config())
+            result = dedup.run_on_db(copy, full=True)
             timings[name] = _cpu() - c0
             wall = time.perf_counter() - t0
             own, child = _peak_mib()

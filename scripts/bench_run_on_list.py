@@ -18,7 +18,7 @@ import statistics
 import time
 
 import webdedup
-from webdedup import Deduplicator
+from webdedup import Config, Deduplicator
 
 
 def main() -> None:
@@ -38,7 +38,7 @@ def main() -> None:
     times = []
     for _ in range(args.repeat):
         t0 = time.perf_counter()
-        out = Deduplicator().run_on_list(pages)
+        out = Deduplicator(config=Config()).run_on_list(pages)
         times.append(time.perf_counter() - t0)
     groups = len({r["dup_group"] for r in out if r["dup_group"] is not None})
     wall = statistics.median(times)

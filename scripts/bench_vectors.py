@@ -39,8 +39,9 @@ from bench import PEAK_KIB, build_corpus, peak_kib
 
 CHILD = PEAK_KIB + """
 import json, resource, sys
-from webdedup import Deduplicator
-r = Deduplicator(method=sys.argv[2], progress=sys.argv[3] == "1").run_on_db(sys.argv[1])
+from webdedup import Config, Deduplicator
+d = Deduplicator(method=sys.argv[2], progress=sys.argv[3] == "1", config=Config())
+r = d.run_on_db(sys.argv[1])
 print(json.dumps({"timings": r.timings, "pages": r.pages, "near": r.near_duplicates,
                   "candidates": r.candidates, "edges": r.edges,
                   "maxrss_kib": peak_kib(),

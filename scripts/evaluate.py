@@ -7,7 +7,7 @@ scripts/make_corpus_b.py).
 Reads ``pages.dup_group`` (the predicted group; NULL = the page was ignored, i.e. it is its own
 singleton) and ``corpus_truth`` (true ``cluster``, ``kind``, ``original_id``,
 ``negative_group``). With ``--run METHOD`` it first runs
-``webdedup.Deduplicator(method=METHOD).run_on_db(DB)``.
+``webdedup.Deduplicator(method=METHOD, config=Config()).run_on_db(DB)``.
 
 Metrics (all from contingency counts, linear in the number of pages):
   * pairwise precision / recall / F1 over pairs of pages put in one group;
@@ -163,10 +163,10 @@ def evaluate(db_path) -> dict:
 def run_method(db_path, method: str, **options) -> float:
     """Run webdedup on ``db_path`` with ``method`` (and ``Config`` options); returns the wall
     time in seconds."""
-    from webdedup import Deduplicator  # imported here: the API is optional for scoring
+    from webdedup import Config, Deduplicator  # imported here: the API is optional for scoring
 
     t0 = time.perf_counter()
-    Deduplicator(method=method, **options).run_on_db(str(db_path))
+    Deduplicator(method=method, config=Config(), **options).run_on_db(str(db_path))
     return time.perf_counter() - t0
 
 

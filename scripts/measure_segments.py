@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<18}{r['cpu']:>9.2f} s CPU  {r['cpu'] / first:>6.2f} x"
                   f"{r['wall']:>10.1f} s wall{r['peak_mib']:>7.0f} MiB peak (largest process)")
         return 0
-    from webdedup import Deduplicator
+    from webdedup import Config, Deduplicator
 
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             path = Path(tmp) / f"{name}.sqlite"
             same, syndicated = build(path)
             cpu = time.process_time()
-            Deduplicator(workers=1, **options).run_on_db(str(path))
+            Deduplicator(workers=1, config=Config(), **options).run_on_db(str(path))
             out[name] = score(path, same, syndicated) | {
                 "cpu_seconds": round(time.process_time() - cpu, 2)
             }

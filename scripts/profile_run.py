@@ -4,9 +4,10 @@
     pip install py-spy
     python scripts/profile_run.py ~/.cache/webdedup-bench/corpus-20000-seed1-real.sqlite
 
-Runs ``Deduplicator(workers=1).run_on_db`` on a copy of the corpus under ``py-spy record``
-(50 samples a second) and prints the functions with the most samples of their own (C calls
-count for the Python function that made them) and the share of a few whole steps.
+Runs ``Deduplicator(workers=1, config=Config()).run_on_db`` on a copy of the corpus under
+``py-spy record`` (50 samples a second) and prints the functions with the most samples of
+their own (C calls count for the Python function that made them) and the share of a few
+whole steps.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ import tempfile
 from pathlib import Path
 
 CHILD = (
-    "import sys; from webdedup import Deduplicator; "
-    "Deduplicator(workers=1).run_on_db(sys.argv[1])"
+    "import sys; from webdedup import Config, Deduplicator; "
+    "Deduplicator(workers=1, config=Config()).run_on_db(sys.argv[1])"
 )
 STEPS = ("prepare_batch", "normalize_text", "sketch_texts", "_banded_run", "verify_chunk",
          "store_sketches", "run_script")

@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from webdedup import Deduplicator
+from webdedup import Config, Deduplicator
 from webdedup.output import export
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,7 +80,7 @@ def build_demo(path: Path, texts_path: Path) -> None:
     conn.executemany("INSERT INTO pages (url, title, content, crawled) VALUES (?, ?, ?, ?)", rows)
     conn.commit()
     conn.close()
-    Deduplicator().run_on_db(path)
+    Deduplicator(config=Config()).run_on_db(path)
 
 
 def screenshot(chromium: str, page: Path, out: Path, width: int, height: int) -> None:

@@ -51,9 +51,9 @@ WARCS = [
 ]
 CHILD = """
 import json, sys, time
-from webdedup import Deduplicator
+from webdedup import Config, Deduplicator
 t0 = time.perf_counter()
-r = Deduplicator(write_lock=float(sys.argv[2])).run_on_db(sys.argv[1])
+r = Deduplicator(write_lock=float(sys.argv[2]), config=Config()).run_on_db(sys.argv[1])
 print(json.dumps({"wall": time.perf_counter() - t0, "timings": r.timings, "pages": r.pages,
                   "exact": r.exact_duplicates, "write": r.phases.get("write_back", {})}))
 """

@@ -5,13 +5,14 @@ strings, a ``category``; an open ``sqlite3`` connection)."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import sqlite3
 from contextlib import closing
 
 import pytest
 from conftest import SHARED_DATA, real_texts
 
-from webdedup import Columns, Deduplicator
+from webdedup import Deduplicator
 from webdedup.algorithms.text import content_hash
 from webdedup.errors import ConfigError
 from webdedup.ingest import ingest
@@ -67,18 +68,20 @@ def test_prepare_posts_parallel_canonicalizes_in_place_without_any_request():
     wb = post("http://web.archive.org/web/2020/http://example.com/x", "t")
     assert Deduplicator.prepare_posts_parallel(wb, True, [], True) is not None
     assert wb["url"] == "https://example.com/x" and wb["wayback"].startswith("http://web.arch")
-    with pytest.raises(ConfigError):
-        Deduplicator.prepare_posts_parallel(post("https://x.org/", "t"), False, ["a//b"], True)
+    with pytest.raises(ConfigError):  # webdedup's own rules, when asked for, are checked
+        Deduplicator.prepare_posts_parallel(post("https://x.org/", "t"), False, ["a//b"], True,
+                                            ignore_match="segments")
 
 
 def test_the_get_functions_chain_as_that_apis_run_on_list_does(posts):
     d = Deduplicator(threshold=0.9, distance=50, discard_params=False, n_min=0, fix_urls=False)
     d.urls_to_ignore.append("/tag/")
     unique_urls = d.get_unique_urls(posts)
-    # one page per canonical URL: story-a's newer re-crawl wins; the tag page and the page
-    # without text are gone
+    # one page per canonical URL: story-a's newer re-crawl wins; the tag page is gone, the
+    # page without text stays (no page with text has its URL: issue 29 item 5)
     assert urls(unique_urls) == [
         "https://mirror.example.net/copy-of-a",
+        "https://news.example.org/empty",
         "https://news.example.org/story-a",
         "https://news.example.org/story-b",
         "https://news.example.org/story-c",
@@ -87,9 +90,10 @@ def test_the_get_functions_chain_as_that_apis_run_on_list_does(posts):
     story_a = next(p for p in unique_urls if p["url"].endswith("story-a"))
     assert story_a["date"] == "2024-02-01" and story_a["domain"] == "news.example.org"
     unique_content = d.get_unique_content(unique_urls)
-    assert len(unique_content) == 4  # the mirror has story-a's text: one of them goes
+    assert len(unique_content) == 5  # the mirror has story-a's text: one of them goes
     close = d.get_close_content(unique_content, threshold=0.9, distance=50)
     assert urls(close) == [
+        "https://news.example.org/empty",
         "https://news.example.org/story-a",
         "https://news.example.org/story-b",
         "https://news.example.org/story-c",  # the newer of the two near copies
@@ -116,6 +120,8 @@ def test_run_on_db_takes_an_open_connection_and_chunksize(tmp_path):
 
 
 def test_add_content_hash_column_on_that_apis_table_layout(tmp_path):
+    """Issue 30: the helper fills ``content_hash`` as that API defines it (SHA-1 of ``parsed``
+    as stored, rows without it left alone), and a later run never overwrites it."""
     texts = [t["text"] for t in real_texts()[:5]]
     db = tmp_path / "crawl.sqlite"
     with closing(sqlite3.connect(db)) as conn:
@@ -127,13 +133,62 @@ def test_add_content_hash_column_on_that_apis_table_layout(tmp_path):
             + [("https://s.example/none", "<p>x</p>", None)],
         )
         conn.commit()
-        assert Deduplicator.add_content_hash_column(conn) == 6
+        assert Deduplicator.add_content_hash_column(conn) == 5
         got = [r[0] for r in conn.execute("SELECT content_hash FROM pages ORDER BY rowid")]
-        assert got == [content_hash(t) for t in texts] + [None]
+        assert got == [hashlib.sha1(t.encode()).hexdigest() for t in texts] + [None]
         indexes = [r[1] for r in conn.execute("PRAGMA index_list(pages)")]
         assert "idx_pages_content_hash" in indexes
-    # the same values a run writes when it reads the text from parsed
-    Deduplicator(columns=Columns(content="parsed")).run_on_db(db)
+    # a run keeps webdedup's own hash in its state, not in the crawler's column
+    Deduplicator().run_on_db(db)
     with closing(sqlite3.connect(db)) as conn:
         after = [r[0] for r in conn.execute("SELECT content_hash FROM pages ORDER BY rowid")]
+        state = [r[0] for r in conn.execute(
+            "SELECT content_hash FROM _webdedup_prepared ORDER BY id")]
     assert after == got
+    assert state == [content_hash(t) for t in texts] + [content_hash("<p>x</p>")]
+
+
+def test_an_empty_parsed_falls_back_to_content_everywhere(tmp_path):
+    """Issue 29 item 5: ``parsed: ""`` is read from ``content`` in run_on_db, run_on_list,
+    the get_* functions and prepare_posts_parallel (get_unique_urls returned nothing)."""
+    a, b, c = (t["text"] for t in real_texts()[:3])
+    posts = [post(f"https://blog.example/{i}", "", content=text)
+             for i, text in enumerate((a, b, c))]
+    d = Deduplicator(threshold=0.9, discard_params=False)
+    assert urls(d.get_unique_urls(posts)) == [p["url"] for p in posts]  # was []
+    for found in (d.get_unique_urls(posts), d.get_unique_content(posts),
+                  d.get_close_content(posts), d.run_on_list(posts, survivors_only=True),
+                  d(posts)):
+        assert urls(found) == [p["url"] for p in posts]
+        assert [p["length"] for p in found] == [len(t) for t in (a, b, c)]
+    assert [r["content_hash"] for r in d.run_on_list(posts)] == [
+        content_hash(t) for t in (a, b, c)]
+    elem = Deduplicator.prepare_posts_parallel(dict(posts[0]), False, [], False)
+    assert elem is not None and elem["length"] == len(a)
+    db = tmp_path / "crawl.sqlite"
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute("CREATE TABLE pages (url TEXT, content TEXT, parsed TEXT)")
+        conn.executemany("INSERT INTO pages VALUES (?, ?, ?)",
+                         [(p["url"], p["content"], "") for p in posts])
+        conn.commit()
+    d.run_on_db(db)
+    with closing(sqlite3.connect(db)) as conn:
+        got = conn.execute("SELECT content_hash, dup_kind FROM pages ORDER BY rowid").fetchall()
+    assert got == [(content_hash(t), None) for t in (a, b, c)]
+
+
+def test_a_page_without_text_takes_part_in_url_deduplication():
+    """Issue 29 item 5: a page with no text is not dropped; it loses its URL to a page with
+    text, and of two such pages at one URL the newer stays."""
+    text = real_texts()[0]["text"]
+    posts = [
+        post("https://site.example/a", text, "2024-01-01"),
+        post("http://www.site.example/a/", "", "2024-06-01"),  # newer, but no text
+        post("https://site.example/stub", "", "2024-01-01"),
+        post("https://site.example/stub?utm_source=x", "", "2024-02-01"),
+    ]
+    d = Deduplicator(discard_params=False)
+    survivors = d(posts)
+    assert [(p["url"], p["date"]) for p in survivors] == [
+        ("https://site.example/a", "2024-01-01"), ("https://site.example/stub", "2024-02-01")]
+    assert urls(d.get_unique_urls(posts)) == urls(survivors)

@@ -99,24 +99,37 @@ def test_no_pages_table_lists_tables(tmp_path):
 
 
 def test_a_crawler_column_named_like_an_output_column_is_never_overwritten(tmp_path):
-    # a crawler that keeps its own content_hash (say, MD5 of the raw body)
+    # a crawler that keeps its own content_hash (say, MD5 of the raw body): accepted and left
+    # as it is, run after run (issue 30); webdedup keeps its own hash in its state
     path = tmp_path / "c.sqlite"
     write_pages(
         path,
         [{"url": "https://a.example/", "content": "text", "content_hash": "md5-of-body"}],
         columns=("url", "content", "content_hash"),
     )
-    before = dump(path)
-    res = invoke("db", str(path))
+    for args in (("-q",), ("-q", "--full")):
+        assert invoke("db", str(path), *args).exit_code == 0
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("SELECT content_hash, is_canonical FROM pages").fetchone() == (
+                "md5-of-body", 1)
+    # an output column webdedup cannot do without is still refused, nothing written
+    other = tmp_path / "d.sqlite"
+    write_pages(
+        other,
+        [{"url": "https://a.example/", "content": "text", "dup_kind": "mine"}],
+        columns=("url", "content", "dup_kind"),
+    )
+    before = dump(other)
+    res = invoke("db", str(other))
     assert res.exit_code == 3
-    assert "already has column(s) content_hash" in res.output
+    assert "already has column(s) dup_kind" in res.output
     assert "RENAME COLUMN" in res.output
-    assert dump(path) == before
-    with sqlite3.connect(path) as conn:
-        conn.execute("ALTER TABLE pages RENAME COLUMN content_hash TO body_md5")
-    assert invoke("db", str(path), "-q").exit_code == 0
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT body_md5 FROM pages").fetchone() == ("md5-of-body",)
+    assert dump(other) == before
+    with sqlite3.connect(other) as conn:
+        conn.execute("ALTER TABLE pages RENAME COLUMN dup_kind TO crawler_kind")
+    assert invoke("db", str(other), "-q").exit_code == 0
+    with sqlite3.connect(other) as conn:
+        assert conn.execute("SELECT crawler_kind FROM pages").fetchone() == ("mine",)
 
 
 def test_output_columns_of_an_earlier_run_are_webdedups_own(tmp_path):

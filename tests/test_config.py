@@ -8,6 +8,7 @@ from click.testing import CliRunner
 from conftest import make_page
 
 from webdedup import Config, Deduplicator
+from webdedup.api import crawler_defaults
 from webdedup.cli import cli
 from webdedup.errors import ConfigError
 
@@ -64,7 +65,9 @@ def test_explicit_parameters_win_over_the_config():
     assert d.build_config().threshold == 0.5
     assert d.build_config().distance == 7  # not given: the config's
     assert Deduplicator(config=Config(threshold=0.8)).build_config().threshold == 0.8
-    assert Deduplicator().build_config() == Config()
+    assert Deduplicator(config=Config()).build_config() == Config()
+    # without a config: the defaults of the API the Deduplicator follows (issue 30)
+    assert Deduplicator().build_config() == crawler_defaults()
 
 
 def test_chunk_size_is_the_prepare_batch(monkeypatch, db_builder):

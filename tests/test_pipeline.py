@@ -189,7 +189,7 @@ def test_urls_to_ignore_and_n_min(db_builder):
         make_page("https://small.example/only", texts[4]),
     ]
     path = db_builder(pages)
-    d = Deduplicator(urls_to_ignore=["tag"], n_min=2)
+    d = Deduplicator(urls_to_ignore=["tag"], n_min=2, config=Config())  # path-segment rules
     d.urls_to_ignore.append("/search")  # an editable attribute
     result = d.run_on_db(path)
     rows = rows_of(path)

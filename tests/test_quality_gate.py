@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from webdedup import Deduplicator
+from webdedup import Config, Deduplicator
 
 MINIMUMS = {  # method: (precision, F1, hard-negative merges allowed)
     "minhash": (0.99, 0.98, 0),
@@ -47,7 +47,7 @@ def corpus(tmp_path_factory) -> Path:
 def test_quality_does_not_fall_below_pinned_minimums(corpus, tmp_path, method):
     db = tmp_path / f"{method}.sqlite"
     shutil.copy(corpus, db)
-    Deduplicator(method=method).run_on_db(db)
+    Deduplicator(method=method, config=Config()).run_on_db(db)
     result = _script("evaluate").evaluate(str(db))
     precision, f1, merges = MINIMUMS[method]
     assert result["precision"] >= precision, result
@@ -74,7 +74,7 @@ def _minhash_meets_the_targets(corpus: Path, tmp_path: Path) -> dict:
     F1 >= 0.985, no hard-negative merge, recall >= 0.95 on every kind); return the figures."""
     db = tmp_path / f"minhash_{corpus.name}"
     shutil.copy(corpus, db)
-    Deduplicator(method="minhash").run_on_db(db)
+    Deduplicator(method="minhash", config=Config()).run_on_db(db)
     result = _script("evaluate").evaluate(str(db))
     assert result["precision"] >= 0.995, result
     assert result["f1"] >= 0.985, result

@@ -22,7 +22,7 @@ from test_review_app import start_review, stop
 from test_review_browser import CHROMIUM
 from test_verdicts import CANONICAL, GROUP, near_family
 
-from webdedup import Deduplicator
+from webdedup import Config, Deduplicator
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
@@ -123,7 +123,7 @@ class Browser:
 
 def test_review_app_in_headless_chromium(tmp_path):
     db = near_family(tmp_path / "crawl.sqlite")
-    Deduplicator().run_on_db(db)
+    Deduplicator(config=Config()).run_on_db(db)
     served = start_review(db)
     browser = Browser(tmp_path / "profile")
     try:
@@ -154,7 +154,7 @@ def test_review_app_in_headless_chromium(tmp_path):
     finally:
         browser.close()
         assert stop(served) == 0
-    result = Deduplicator().run_on_db(db)
+    result = Deduplicator(config=Config()).run_on_db(db)
     assert result.mode == "incremental"
     rows = annotations(db)
     assert rows[3][GROUP] != rows[1][GROUP] and rows[2][CANONICAL] == 1

@@ -136,7 +136,7 @@ def reworded(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def run_of(path: Path, tmp: Path, name: str, **options: Any) -> tuple[list, list]:
     db = tmp / name
     db.write_bytes(path.read_bytes())
-    Deduplicator(method="vectors", **options).run_on_db(str(db))
+    Deduplicator(method="vectors", config=Config(), **options).run_on_db(str(db))
     conn = sqlite3.connect(db)
     try:
         edges = conn.execute("SELECT a, b, score FROM _webdedup_edges ORDER BY a, b").fetchall()
@@ -163,7 +163,7 @@ def test_the_vectors_progress_bar_reaches_its_end(
     """It stopped at 50% when the SVD sample held every text (no third pass was counted)."""
     db = tmp_path / "bar.sqlite"
     db.write_bytes(reworded.read_bytes())
-    Deduplicator(method="vectors", progress=True, workers=1).run_on_db(str(db))
+    Deduplicator(method="vectors", progress=True, workers=1, config=Config()).run_on_db(str(db))
     err = capfd.readouterr().err
     lines = [line for line in err.splitlines() if line.lstrip().startswith("vectors:")]
     assert lines, err
@@ -197,7 +197,7 @@ def test_chain_floor_scores_take_any_pages_not_only_the_spooled_nodes(
         return real(ctx, edges, component, score_of)
 
     monkeypatch.setattr(phase4_vectors, "cluster_edges", recording)
-    Deduplicator(method="vectors", workers=1).run_on_db(str(db))
+    Deduplicator(method="vectors", workers=1, config=Config()).run_on_db(str(db))
     model_free = asked[(1, 41)]
     assert asked[(42, 41)] == asked[(41, 42)] == model_free >= SPEC.threshold
     assert asked[(42, 2)] < 0.5

@@ -137,7 +137,7 @@ def test_a_crawler_writes_between_the_batches(tmp_path, first):
         seen.append(name)
 
     if not first:
-        Deduplicator().run_on_db(path)
+        Deduplicator(config=Config()).run_on_db(path)
     result = Deduplicator(config=Config(write_lock=TINY), on_phase=crawler).run_on_db(
         path, full=True
     )
@@ -146,7 +146,7 @@ def test_a_crawler_writes_between_the_batches(tmp_path, first):
     late = conn.execute("SELECT id, dup_group FROM pages WHERE url LIKE '%/late'").fetchone()
     assert late[1] is None  # inserted after the run's snapshot: not annotated by it...
     conn.close()
-    second = Deduplicator().run_on_db(path)
+    second = Deduplicator(config=Config()).run_on_db(path)
     assert second.mode == "incremental" and second.processed >= 1  # ...but queued for the next
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT dup_group FROM pages WHERE id = ?", (late[0],)).fetchone()[0]
@@ -266,7 +266,8 @@ def test_the_write_back_walks_the_rows_it_writes_not_the_table(tmp_path, analyze
     ``temp.run_write`` and seek each row of ``pages``. Written ``pages.rowid = w.id``, SQLite
     carried the batch's id range over to ``pages`` and scanned the whole table under it
     (3 GB at a million pages) when ``pages`` had statistics and the TEMP table had none."""
-    from webdedup.store import quote, sql
+    from webdedup.pipeline.phase5_write_back import write_back_sql
+    from webdedup.store.layout import Layout
 
     pages = [make_page(f"https://a.example/{i}") for i in range(50)]
     db = write_pages(tmp_path / "c.sqlite", pages)
@@ -282,7 +283,7 @@ def test_the_write_back_walks_the_rows_it_writes_not_the_table(tmp_path, analyze
         " exact_group_size, dup_group, dup_group_size, canonical_id, is_canonical, dup_kind,"
         " dup_score)"
     )
-    statement = sql("write_back", pages=quote("pages"), url=quote("url"), rowid=quote("rowid"))
+    statement = write_back_sql(Layout("pages", "url"))
     plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + statement, {"lo": 1, "hi": 9})]
     conn.close()
     assert plan[0].startswith("SEARCH w USING INTEGER PRIMARY KEY"), plan

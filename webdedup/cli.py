@@ -1016,6 +1016,8 @@ def restore_command(path: str, table: str | None, busy_timeout: float) -> None:
     Every page goes back under its original id. When that is not possible for some (the
     crawler has since written a new page under the id, or re-crawled the URL into a UNIQUE
     column), they are listed with the reason, nothing is restored, and the exit code is 3.
+    A table without an INTEGER PRIMARY KEY has no stable ids (VACUUM renumbers its rowids):
+    there a page whose rowid is taken goes back under a new one, and the command says so.
 
     \b
     Example:
@@ -1024,7 +1026,10 @@ def restore_command(path: str, table: str | None, busy_timeout: float) -> None:
     from .pipeline.prune import restore_pruned
 
     with errors_to_exit_codes():
-        n = restore_pruned(path, table or "pages", busy_timeout=busy_timeout)
+        n = restore_pruned(
+            path, table or "pages", busy_timeout=busy_timeout,
+            on_message=lambda line: click.echo(f"note: {line}", err=True),
+        )
     click.echo(f"restored {plural(n, 'page')}")
 
 

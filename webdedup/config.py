@@ -28,7 +28,7 @@ from .algorithms.election import DEFAULT_ELECTION, ELECTION_KEYS, validate_elect
 from .algorithms.minhash import MAX_NUM_PERM
 from .algorithms.segments import SEGMENTS_VERSION
 from .algorithms.text import NORMALIZATION_VERSION
-from .algorithms.urls import IgnoreRules
+from .algorithms.urls import IGNORE_MATCHES, IgnoreRules
 from .errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -54,7 +54,10 @@ class Columns:
     """Names of the input columns in the crawler's table (only ``url`` and text are required).
 
     The text of a page comes from ``content``; when that column is missing or a row's value is
-    empty, from ``html`` through trafilatura's extraction.
+    empty, from ``content_fallback`` (when named: a second text column), then from ``html``
+    through trafilatura's extraction. The crawler webdedup's ``Deduplicator`` follows keeps
+    its text in ``parsed``, else ``content``: ``Columns(content="parsed",
+    content_fallback="content")`` (:data:`PARSED_COLUMNS`).
     """
 
     table: str = "pages"
@@ -67,6 +70,7 @@ class Columns:
     crawled: str = "crawled"
     category: str = "category"
     lang: str = "lang"
+    content_fallback: str | None = None
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, str]) -> Columns:
@@ -83,10 +87,26 @@ class Columns:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
+            if value is None and f.name == "content_fallback":
+                continue
             if not isinstance(value, str) or not value or "\x00" in value:
                 raise ConfigError(
                     f"column {f.name!r} must map to a non-empty name, got {value!r}"
                 )
+
+
+#: The columns of the crawler webdedup's ``Deduplicator`` follows: the page's text in
+#: ``parsed`` (its normalized title and text), else in ``content``.
+PARSED_COLUMNS = Columns(content="parsed", content_fallback="content")
+
+
+def _columns_shape(columns: Columns) -> dict[str, Any]:
+    """The column mapping as shaping parameters (no ``content_fallback`` unless named, so
+    fingerprints from before it existed stay valid)."""
+    shape = asdict(columns)
+    if shape.get("content_fallback") is None:
+        shape.pop("content_fallback", None)
+    return shape
 
 
 @dataclass(frozen=True)
@@ -239,6 +259,10 @@ class Config:
         "start), 'blog/page-*' (glob per segment), 'example.com/private' (host). Repeatable.",
         "list", option="everyday", flag="--ignore", metavar="PATTERN", values="repeat",
         wording="a list of patterns")
+    ignore_match: str = setting(
+        "segments", "How urls_to_ignore patterns match a URL: 'segments' (webdedup's "
+        "path-segment rules) or 'substring' (anywhere in the URL, as the Deduplicator webdedup "
+        "follows matches them; that API's default).", "string", choices=IGNORE_MATCHES)
     election: tuple[str, ...] = setting(
         DEFAULT_ELECTION, "Election order of a group's canonical page, best first. Keys: "
         + ", ".join(ELECTION_KEYS) + ".",
@@ -328,7 +352,7 @@ class Config:
                 f"returns one vector a text), got {self.embedder!r}"
             )
         try:  # compiled here so that a bad rule is a configuration error, not a crash later
-            IgnoreRules.from_patterns(self.urls_to_ignore)
+            IgnoreRules.from_patterns(self.urls_to_ignore, self.ignore_match)
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"urls_to_ignore: {exc}") from exc
         object.__setattr__(self, "urls_to_ignore", tuple(self.urls_to_ignore))
@@ -357,6 +381,8 @@ class Config:
         # minhash "sketch" 2: the stored sketch is the page's band keys, not its signature
         banding |= {"verification": 2, "sketch": 2} if self.method == "minhash" else {}
         banding |= {"vectors": 1, "embedder": self.embedder} if self.method == "vectors" else {}
+        if self.ignore_match != "segments":  # absent otherwise: earlier fingerprints stay valid
+            banding |= {"ignore_match": self.ignore_match}
         if self.counts_segments:  # absent otherwise: earlier fingerprints stay valid
             banding |= {"count_segments": SEGMENTS_VERSION}
         if self.strip_segments:
@@ -383,7 +409,7 @@ class Config:
             "language": LANGUAGE_VERSION if self.detects_language else LANGUAGE_COLUMN_VERSION,
             "languages": sorted(self.languages),
             "detect_language": self.detects_language,
-            "columns": asdict(self.columns),
+            "columns": _columns_shape(self.columns),
         }
 
     def changed_from(self, stored: Mapping[str, Any]) -> list[str]:

@@ -1,5 +1,6 @@
 -- The members of up to two duplicate groups, with what links them without an edge.
-SELECT {rowid} AS id, dup_group, canonical_url, content_hash
-FROM {pages}
-WHERE dup_group IN (:group_a, :group_b)
-ORDER BY {rowid};
+-- {content_hash}: webdedup's hash of p's text (see Source.sql).
+SELECT p.{rowid} AS id, p.dup_group, p.canonical_url, {content_hash} AS content_hash
+FROM {pages} AS p
+WHERE p.dup_group IN (:group_a, :group_b)
+ORDER BY p.{rowid};

@@ -8,7 +8,7 @@ SELECT g.dup_group      AS dup_group,
        g.size           AS size,
        p.{rowid}        AS id,
        p.is_canonical   AS is_canonical,
-       p.content_hash   AS content_hash,
+       {content_hash}   AS content_hash,
        p.canonical_url  AS canonical_url,
        {title}          AS title
 FROM {pages} AS p

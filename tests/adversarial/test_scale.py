@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 from conftest import real_texts
 
-from webdedup import Deduplicator
+from webdedup import Config, Deduplicator
 from webdedup.pipeline.phase3_elect_exact import exact_components
 
 
@@ -56,7 +56,7 @@ def identical_pages(path, count: int) -> None:
 def test_200000_identical_pages_finish(tmp_path):
     path = tmp_path / "same.sqlite"
     identical_pages(path, 200_000)
-    result = Deduplicator().run_on_db(path)
+    result = Deduplicator(config=Config()).run_on_db(path)
     assert result.exact_duplicates == 199_999
     conn = sqlite3.connect(path)
     assert conn.execute(
@@ -78,7 +78,7 @@ def test_a_full_rerun_rewrites_no_unchanged_row_and_reports_its_write_lock(tmp_p
         [(f"https://a.example/{i}", texts[i % 30]) for i in range(60)],
     )
     conn.commit()
-    first = Deduplicator().run_on_db(path)
+    first = Deduplicator(config=Config()).run_on_db(path)
     assert 0 < first.timings["write_lock"] < first.wall_seconds
     conn.executescript(
         "CREATE TABLE crawler_updates (n INTEGER); INSERT INTO crawler_updates VALUES (0);"
@@ -86,7 +86,7 @@ def test_a_full_rerun_rewrites_no_unchanged_row_and_reports_its_write_lock(tmp_p
         "BEGIN UPDATE crawler_updates SET n = n + 1; END;"
     )
     before = conn.execute("SELECT * FROM pages ORDER BY id").fetchall()
-    again = Deduplicator().run_on_db(path, full=True)
+    again = Deduplicator(config=Config()).run_on_db(path, full=True)
     assert again.mode == "full"
     assert conn.execute("SELECT n FROM crawler_updates").fetchone() == (0,)
     assert conn.execute("SELECT * FROM pages ORDER BY id").fetchall() == before
@@ -94,6 +94,6 @@ def test_a_full_rerun_rewrites_no_unchanged_row_and_reports_its_write_lock(tmp_p
     conn.execute("UPDATE pages SET content = content || ' changed for good' WHERE id = 5")
     conn.execute("UPDATE crawler_updates SET n = 0")
     conn.commit()
-    Deduplicator().run_on_db(path, full=True)
+    Deduplicator(config=Config()).run_on_db(path, full=True)
     assert conn.execute("SELECT n FROM crawler_updates").fetchone() == (2,)
     conn.close()

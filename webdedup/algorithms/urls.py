@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 __all__ = [
+    "IGNORE_MATCHES",
     "SESSION_PARAMS",
     "TRACKING_PARAMS",
     "TRACKING_PARAM_PREFIXES",
@@ -154,6 +155,9 @@ _WAYBACK_HOSTS = frozenset({"web.archive.org", "www.web.archive.org", "wayback.a
 _MAX_UNWRAP = 8
 _MAX_TIMESTAMP_DIGITS = 14
 _GLOB_CHARS = frozenset("*?[")
+#: How ``urls_to_ignore`` patterns match a URL: webdedup's path-segment rules, or as
+#: substrings of the URL (the ``Deduplicator`` webdedup follows; :class:`IgnoreRules`).
+IGNORE_MATCHES = ("segments", "substring")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -818,19 +822,36 @@ class IgnoreRules:
     """
 
     patterns: tuple[str, ...]
+    #: ``"segments"`` (the rules above) or ``"substring"`` (:data:`IGNORE_MATCHES`)
+    how: str = "segments"
     _rules: tuple[_Rule, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """Validate and compile the patterns (``ValueError`` on a bad pattern)."""
         if isinstance(self.patterns, str):
             raise TypeError("IgnoreRules.patterns must be a tuple of strings, not a string")
+        if self.how not in IGNORE_MATCHES:
+            raise ValueError(
+                f"ignore_match must be one of {', '.join(IGNORE_MATCHES)}, got {self.how!r}"
+            )
+        if self.how == "substring":
+            for pattern in self.patterns:
+                if not isinstance(pattern, str) or not pattern.strip():
+                    raise ValueError(
+                        f"ignore pattern must be a non-empty string, got {pattern!r}: an "
+                        "empty substring would match every URL"
+                    )
+            object.__setattr__(self, "patterns", tuple(self.patterns))
+            object.__setattr__(self, "_rules", ())
+            return
         rules = tuple(_compile_pattern(pattern) for pattern in self.patterns)
         object.__setattr__(self, "patterns", tuple(rule.pattern for rule in rules))
         object.__setattr__(self, "_rules", rules)
 
     @classmethod
-    def from_patterns(cls, patterns: Iterable[str]) -> IgnoreRules:
-        """Build rules from ``urls_to_ignore`` patterns (surrounding whitespace stripped).
+    def from_patterns(cls, patterns: Iterable[str], how: str = "segments") -> IgnoreRules:
+        """Build rules from ``urls_to_ignore`` patterns (surrounding whitespace stripped,
+        except from substrings, which are matched as given).
 
         >>> IgnoreRules.from_patterns([" tag ", "*.pdf"]).patterns
         ('tag', '*.pdf')
@@ -839,14 +860,23 @@ class IgnoreRules:
             raise TypeError(
                 f"urls_to_ignore must be a list of patterns, not the string {patterns!r}"
             )
-        return cls(tuple(patterns))
+        return cls(tuple(patterns), how)
 
     def match(self, url: str) -> str | None:
         """Return the first pattern that matches ``url``, else ``None``.
 
+        With ``how="substring"`` a pattern matches when it occurs anywhere in the URL as
+        given or in its canonical form, as the ``Deduplicator`` webdedup follows matches its
+        ``urls_to_ignore`` (``/register`` matches ``/register.php``, ``/tag/`` matches
+        ``/blog/tag/x``, ``tag`` matches ``/vintage``).
+
         >>> IgnoreRules.from_patterns(["*.pdf"]).match("https://a.com/files/x.pdf")
         '*.pdf'
+        >>> IgnoreRules.from_patterns(["/register"], "substring").match("http://a.com/register.php")
+        '/register'
         """
+        if self.how == "substring":
+            return self._match_substring(url)
         if not self._rules:
             return None
         canonical = canonicalize_url(url) if isinstance(url, str) else None
@@ -867,6 +897,15 @@ class IgnoreRules:
         for rule in self._rules:
             if rule.matches(host, segments, absolute):
                 return rule.pattern
+        return None
+
+    def _match_substring(self, url: str) -> str | None:
+        if not self.patterns or not isinstance(url, str):
+            return None
+        canonical = canonicalize_url(url) or ""
+        for pattern in self.patterns:
+            if pattern in url or pattern in canonical:
+                return pattern
         return None
 
 

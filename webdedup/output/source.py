@@ -36,7 +36,7 @@ from ..store import (
 from ..store.counts import count as count_pages
 from ..store.counts import groups_subquery
 from ..store.layout import Layout
-from ..store.schema import OUTPUT_COLUMNS, RESULT_TABLES
+from ..store.schema import OUTPUT_COLUMNS, RESULT_TABLES, crawler_columns
 from ..store.state import stored_columns, stored_config
 
 #: The ways a page can join a duplicate group, as the ``--kind`` filter accepts them.
@@ -99,6 +99,8 @@ class Source:
     layout: Layout
     config: dict[str, Any] = field(default_factory=dict)
     has_lang: bool = False  #: whether ``_webdedup_prepared`` has ``lang`` (schema 6 on)
+    #: the table's ``content_hash`` is the crawler's own (webdedup's hash is in its state)
+    crawler_hash: bool = False
 
     @property
     def table(self) -> str:
@@ -134,8 +136,18 @@ class Source:
             return "NULL"
         if not self.content:
             return self.column(alias, self.html)
-        text = self.column(alias, self.content)
+        text = self.layout.text(alias)
         return f"CASE WHEN coalesce({text}, '') = '' THEN {self.column(alias, self.html)} END"
+
+    def content_hash_sql(self, alias: str) -> str:
+        """webdedup's hash of a page's text: the ``content_hash`` column, or, where that column
+        is the crawler's own (:func:`~webdedup.store.schema.crawler_columns`), the state's."""
+        if not self.crawler_hash:
+            return self.column(alias, "content_hash")
+        return (
+            "(SELECT h.content_hash FROM main._webdedup_prepared AS h "
+            f"WHERE h.id = {alias}.{quote(self.layout.rowid)})"
+        )
 
     def sql(self, name: str, *, folder: str = "export", **extra: str) -> str:
         """``sql/<folder>/<name>.sql`` with the table and column placeholders filled."""
@@ -146,10 +158,11 @@ class Source:
             "title": self.column("p", self.title),
             "title_a": self.column("pa", self.title),
             "title_b": self.column("pb", self.title),
-            "text": self.column("p", self.content),
+            "text": self.layout.text("p") if self.content else "NULL",
             "html": self.text_fallback_html("p"),
             "groups": groups_subquery(quote(self.table)),
             "lang": "pr.lang" if self.has_lang else "NULL",
+            "content_hash": self.content_hash_sql("p"),
         }
         fills.update(extra)
         return sql(f"{folder}/{name}", **fills)
@@ -216,7 +229,10 @@ def read_layout(conn: sqlite3.Connection, where: str = "the database") -> Source
             f"table {columns.table!r} of {where} has no URL column {columns.url!r} any more"
         )
     has_lang = "lang" in table_columns(conn, "_webdedup_prepared")
-    return Source(Layout.resolve(conn, columns, where, need_text=False), config, has_lang)
+    crawler_hash = "content_hash" in crawler_columns(conn, columns.table)
+    return Source(
+        Layout.resolve(conn, columns, where, need_text=False), config, has_lang, crawler_hash
+    )
 
 
 def last_run(conn: sqlite3.Connection) -> dict[str, Any]:

@@ -57,6 +57,9 @@ class RunContext:
     #: are in ``temp.run_pins``), and the page pairs that are not duplicates
     pins: dict[int, int] = field(default_factory=dict)
     cannot_link: set[tuple[int, int]] = field(default_factory=set)
+    #: output columns the crawler's table already had as its own (``content_hash``): phase 5
+    #: leaves them as they are (:func:`~webdedup.store.schema.crawler_columns`)
+    crawler_columns: tuple[str, ...] = ()
 
     def election_sql(self) -> str:
         """The elections' ``ORDER BY``: the pages reviewers chose as canonical first (the

@@ -67,6 +67,8 @@ def _row(page: Mapping[str, Any], position: int, cols: Columns) -> tuple[Any, ..
     if not _SQLITE_INT[0] <= page_id <= _SQLITE_INT[1]:
         raise ConfigError(f"page {position}: 'id' {page_id} does not fit in 64 bits")
     content = page.get(cols.content)
+    if not content and cols.content_fallback:  # e.g. ``parsed`` empty: ``content``
+        content = page.get(cols.content_fallback) or content
     if content is None:
         content = page.get("text")
     when = page.get(cols.datetime)

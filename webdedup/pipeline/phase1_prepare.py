@@ -113,7 +113,7 @@ def prepare_batch(
 ) -> list[tuple[Prepared, Sketch | None, list[int]]]:
     """Prepare a batch and sketch its pages that are long enough (pure; runs in workers);
     with each page its segment hashes."""
-    rules = IgnoreRules.from_patterns(job.config.urls_to_ignore)
+    rules = IgnoreRules.from_patterns(job.config.urls_to_ignore, job.config.ignore_match)
     out: list[tuple[Prepared, Sketch | None, list[int]]] = []
     to_sketch: list[int] = []
     texts: list[bytes] = []

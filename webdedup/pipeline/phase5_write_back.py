@@ -30,7 +30,14 @@ from functools import partial
 from ..errors import ConcurrentRun
 from ..incremental.plan import MISSED
 from ..store import migrate, quote, run_script, sql, table_columns, table_exists
-from ..store.schema import add_output_columns, install_triggers, record_annotated
+from ..store.layout import Layout
+from ..store.schema import (
+    OUTPUT_COLUMNS,
+    add_output_columns,
+    install_triggers,
+    record_annotated,
+    record_crawler_columns,
+)
 from ..store.state import meta_value, set_meta
 from . import segments
 from .context import RunContext, WriteBackResult
@@ -170,6 +177,7 @@ def write_ahead(ctx: RunContext, hold: Hold, changed_since: Callable[[], bool]) 
         claim(ctx)
         add_output_columns(conn, layout.table)
         record_annotated(conn, layout.table)
+        record_crawler_columns(conn, layout.table, list(ctx.crawler_columns))
         set_meta(conn, MISSED, INTERRUPTED)
     if plan.mode == "full":
         with spacer.transaction():  # the triggers track every change from here: queue the rest
@@ -225,6 +233,7 @@ def run(ctx: RunContext, *, ahead: int | None = None) -> WriteBackResult:
     if ahead is None:
         add_output_columns(conn, layout.table)
         record_annotated(conn, layout.table)
+        record_crawler_columns(conn, layout.table, list(ctx.crawler_columns))
         before = conn.total_changes
         conn.execute(_write_back_sql(ctx), {"lo": _LOWEST, "hi": _HIGHEST})
         written = conn.total_changes - before
@@ -271,12 +280,22 @@ def _check(ctx: RunContext) -> None:
 
 
 def _write_back_sql(ctx: RunContext) -> str:
-    layout = ctx.layout
+    return write_back_sql(ctx.layout, ctx.crawler_columns)
+
+
+def write_back_sql(layout: Layout, crawler_columns: Sequence[str] = ()) -> str:
+    """``sql/write_back.sql`` for the output columns webdedup owns on this table (not the
+    crawler's own ``content_hash``: :func:`~webdedup.store.schema.crawler_columns`)."""
+    mine = [c for c in OUTPUT_COLUMNS if c not in crawler_columns]
+    pages = quote(layout.table)
     return sql(
         "write_back",
-        pages=quote(layout.table),
+        pages=pages,
         url=quote(layout.url),
         rowid=quote(layout.rowid),
+        set=",\n    ".join(f"{quote(c)} = w.{quote(c)}" for c in mine),
+        old=", ".join(f"{pages}.{quote(c)}" for c in mine),
+        new=", ".join(f"w.{quote(c)}" for c in mine),
     )
 
 

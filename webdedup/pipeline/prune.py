@@ -2,31 +2,53 @@
 
 Nothing is deleted unless the user asks; a pruned row keeps its original rowid and every
 column in ``_webdedup_pruned``, from which :func:`restore_pruned` puts it back.
+
+:func:`keep_winners` is what calling a ``Deduplicator`` on a database does, as in the API
+webdedup follows: only the winners stay in ``pages`` (the others pruned, restorably), with
+their URL in canonical form and ``domain`` filled; the values it replaced are kept in
+``_webdedup_rewritten``, which :func:`restore` puts back too.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
+from ..algorithms.urls import unwrap_archive_url, url_hash
+from ..config import Columns
 from ..errors import InputError, NoPagesTable, RestoreConflict
 from ..store import (
     connect,
     integer_primary_key,
     quote,
+    run_script,
+    sql,
     table_columns,
     table_exists,
     transaction,
     use_wal,
 )
-from ..store.layout import refuse_own_table, rowid_alias
+from ..store.layout import Layout, refuse_own_table, rowid_alias
 from ..store.schema import PRUNED_TABLE
+from ..store.state import stored_columns
+from ..words import plural
+
+#: Where :func:`keep_winners` keeps the ``url``, ``domain`` and ``wayback`` it replaced.
+REWRITTEN_TABLE = "_webdedup_rewritten"
+#: The columns of the API webdedup follows that :func:`keep_winners` fills when present.
+DOMAIN, WAYBACK = "domain", "wayback"
 
 
 def restore_pruned(
-    db: str | Path | sqlite3.Connection, table: str = "pages", *, busy_timeout: float = 5.0
+    db: str | Path | sqlite3.Connection,
+    table: str = "pages",
+    *,
+    busy_timeout: float = 5.0,
+    on_message: Callable[[str], None] | None = None,
 ) -> int:
-    """Move every row of ``_webdedup_pruned`` back into ``table``; returns how many.
+    """Move every row of ``_webdedup_pruned`` back into ``table``; returns how many (the
+    URLs a ``Deduplicator`` call rewrote are put back too: :func:`keep_winners`).
 
     Example::
 
@@ -38,19 +60,25 @@ def restore_pruned(
     try:
         if not table_exists(conn, table):
             raise NoPagesTable(f"no table {table!r} to restore pruned pages into")
-        if not table_exists(conn, PRUNED_TABLE):
+        if not table_exists(conn, PRUNED_TABLE) and not table_exists(conn, REWRITTEN_TABLE):
             return 0
         if not isinstance(db, sqlite3.Connection):
             use_wal(conn, busy_timeout)
+        notes: list[str] = []
         with transaction(conn):
-            return restore(conn, table)
+            n = restore(conn, table, notes)
+        for note in notes:
+            if on_message is not None:
+                on_message(note)
+        return n
     finally:
         if not isinstance(db, sqlite3.Connection):
             conn.close()
 
 
-def prune(conn: sqlite3.Connection, table: str) -> int:
-    """Move every non-canonical annotated row of ``table`` into ``_webdedup_pruned``.
+def prune(conn: sqlite3.Connection, table: str, where: str = "is_canonical = 0") -> int:
+    """Move every non-canonical annotated row of ``table`` (or those of ``where``, an SQL
+    condition on its rows) into ``_webdedup_pruned``.
 
     The side table keeps the original rowid and every column, so :func:`restore` can put the
     rows back. Call inside the write transaction, after :func:`run`.
@@ -74,7 +102,6 @@ def prune(conn: sqlite3.Connection, table: str) -> int:
             if c not in have:
                 conn.execute(f"ALTER TABLE {quote(PRUNED_TABLE)} ADD COLUMN {quote(c)}")
     col_list = ", ".join(quote(c) for c in cols)
-    where = "is_canonical = 0"
     rowid = quote(rowid_alias(conn, table))
     conn.execute(
         f"INSERT INTO {quote(PRUNED_TABLE)} (_rowid, _pruned_at, {col_list}) "
@@ -84,7 +111,95 @@ def prune(conn: sqlite3.Connection, table: str) -> int:
     return cur.rowcount
 
 
-def restore(conn: sqlite3.Connection, table: str) -> int:
+def keep_winners(conn: sqlite3.Connection, layout: Layout) -> tuple[int, int]:
+    """Leave only the winners in the pages table, as that API's call does; returns the rows
+    pruned and the rows rewritten. Call inside the write transaction, after phase 5.
+
+    The losers (``sql/winners_losers.sql``) are pruned into ``_webdedup_pruned``; each winner
+    gets its canonical URL in the URL column, its host in ``domain`` and, for a web archive
+    URL, that URL in ``wayback`` (an empty one), when the table has those columns. A row whose
+    URL changed since the run read it is left as it is.
+    """
+    table, rowid = quote(layout.table), quote(layout.rowid)
+    run_script(conn, "winners_losers", pages=table, rowid=rowid)
+    pruned = prune(conn, layout.table, f"{rowid} IN (SELECT id FROM temp.run_losers)")
+    conn.execute("DROP TABLE temp.run_losers")
+    have = set(table_columns(conn, layout.table))
+    domain = quote(DOMAIN) if DOMAIN in have else "NULL"
+    wayback = quote(WAYBACK) if WAYBACK in have else "NULL"
+    rows = conn.execute(
+        sql("winners_rewrite", pages=table, rowid=rowid, url=quote(layout.url),
+            domain=domain, wayback=wayback)
+    ).fetchall()
+    changes = []
+    for page_id, url, hashed, canonical, host, old_domain, old_wayback in rows:
+        if url_hash(url) != hashed:  # the crawler changed it meanwhile: the next run's
+            continue
+        new_domain = host if DOMAIN in have else None
+        new_wayback = old_wayback
+        if WAYBACK in have and not old_wayback and unwrap_archive_url(url) != url:
+            new_wayback = url
+        if (url, old_domain, old_wayback) != (canonical, new_domain, new_wayback):
+            changes.append((page_id, url, old_domain, old_wayback, canonical, new_domain,
+                            new_wayback))
+    if not changes:
+        return pruned, 0
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {quote(REWRITTEN_TABLE)} (id INTEGER PRIMARY KEY, "
+        "url, domain, wayback, new_url)"
+    )
+    conn.executemany(  # the first original stays: a second call rewrites nothing more
+        f"INSERT OR IGNORE INTO {quote(REWRITTEN_TABLE)} (id, url, domain, wayback, new_url) "
+        "VALUES (?, ?, ?, ?, ?)",
+        [c[:5] for c in changes],
+    )
+    sets = [f"{quote(layout.url)} = ?"]
+    sets += [f"{quote(c)} = ?" for c in (DOMAIN, WAYBACK) if c in have]
+    update = f"UPDATE {table} SET {', '.join(sets)} WHERE {rowid} = ?"
+    conn.executemany(
+        update,
+        [
+            (c[4], *([c[5]] if DOMAIN in have else []), *([c[6]] if WAYBACK in have else []),
+             c[0])
+            for c in changes
+        ],
+    )
+    return pruned, len(changes)
+
+
+def _unrewrite(conn: sqlite3.Connection, table: str) -> int:
+    """Put back the URLs, domains and wayback URLs :func:`keep_winners` replaced (of the rows
+    that still hold the URL it wrote); returns the rows."""
+    if not table_exists(conn, REWRITTEN_TABLE):
+        return 0
+    layout = Layout.resolve(conn, _url_columns(conn, table), need_text=False)
+    have = set(table_columns(conn, table))
+    sets = [f"{quote(layout.url)} = r.url"]
+    sets += [f"{quote(c)} = r.{quote(c)}" for c in (DOMAIN, WAYBACK) if c in have]
+    t, url, rowid = quote(table), quote(layout.url), quote(layout.rowid)
+    update = f"UPDATE {t} SET {', '.join(sets)} FROM {quote(REWRITTEN_TABLE)} AS r WHERE "
+    # the row under its id; then, for a table renumbered since (a VACUUM), the row that
+    # holds the URL written (one a winner: canonical URLs of winners are distinct)
+    n = conn.execute(f"{update}{t}.{rowid} = r.id AND {t}.{url} IS r.new_url").rowcount
+    conn.execute(
+        f"DELETE FROM {quote(REWRITTEN_TABLE)} WHERE EXISTS (SELECT 1 FROM {t} "
+        f"WHERE {t}.{rowid} = {quote(REWRITTEN_TABLE)}.id "
+        f"AND {t}.{url} IS {quote(REWRITTEN_TABLE)}.url)"
+    )
+    n += conn.execute(f"{update}{t}.{url} = r.new_url").rowcount
+    conn.execute(f"DROP TABLE {quote(REWRITTEN_TABLE)}")
+    return n
+
+
+def _url_columns(conn: sqlite3.Connection, table: str) -> Columns:
+    """The table's column mapping as the last run stored it (its URL column)."""
+    stored = stored_columns(conn)
+    if stored.get("table", "pages") == table:
+        return Columns.from_mapping(stored)
+    return Columns(table=table)
+
+
+def restore(conn: sqlite3.Connection, table: str, notes: list[str] | None = None) -> int:
     """Put every pruned row back into ``table`` under its original rowid; returns the count.
 
     Columns that ``table`` no longer has are dropped. Call inside the write transaction: when
@@ -93,7 +208,12 @@ def restore(conn: sqlite3.Connection, table: str) -> int:
     such row and why, and the transaction is rolled back: nothing was written. A row is never
     restored under another id, and a constraint's ``ON CONFLICT REPLACE`` never deletes the
     crawler's newer row (the rows go in ``INSERT OR ABORT``).
+    The URLs, domains and wayback URLs :func:`keep_winners` replaced are put back first.
+    A table without an ``INTEGER PRIMARY KEY`` has no stable ids (``VACUUM`` renumbers its
+    rowids): a pruned row whose rowid another row holds goes back under a fresh rowid, and
+    ``notes`` gets one line saying how many did.
     """
+    _unrewrite(conn, table)
     if not table_exists(conn, PRUNED_TABLE):
         return 0
     pruned_cols = set(table_columns(conn, PRUNED_TABLE))
@@ -109,7 +229,7 @@ def restore(conn: sqlite3.Connection, table: str) -> int:
     shown = f"{quote(url)}" if url else "NULL"
     conflicts: list[str] = []
     refused: list[int] = []
-    restored = 0
+    restored = renumbered = 0
     rows = conn.execute(
         f"SELECT _rowid, {', '.join(quote(c) for c in cols)} FROM {quote(PRUNED_TABLE)} "
         "ORDER BY _rowid"
@@ -119,6 +239,21 @@ def restore(conn: sqlite3.Connection, table: str) -> int:
         holder = conn.execute(
             f"SELECT {shown} FROM {quote(table)} WHERE {quote(alias)} = ?", (rowid,)
         ).fetchone()
+        if holder is not None and pk is None:  # no stable ids: a fresh rowid
+            try:
+                conn.execute(
+                    f"INSERT OR ABORT INTO {quote(table)} ({', '.join(quote(c) for c in cols)}) "
+                    f"VALUES ({', '.join('?' * len(cols))})",
+                    values,
+                )
+            except sqlite3.IntegrityError as exc:
+                conflicts.append(f"{page}: {exc}"
+                                 f"{_holder(conn, table, alias, exc, cols, values)}")
+                refused.append(rowid)
+                continue
+            renumbered += 1
+            restored += 1
+            continue
         if holder is not None:
             now = f" (now {holder[0]})" if url else ""
             conflicts.append(f"{page}: its id is taken by a row written since the prune{now}")
@@ -149,6 +284,12 @@ def restore(conn: sqlite3.Connection, table: str) -> int:
             "again"
         )
     conn.execute(f"DELETE FROM {quote(PRUNED_TABLE)}")
+    if renumbered and notes is not None:
+        notes.append(
+            f"{plural(renumbered, 'page')} went back under a new rowid: {table!r} has no "
+            "INTEGER PRIMARY KEY, so its rowids are not stable ids (VACUUM renumbers them), "
+            "and another row holds the old one"
+        )
     return restored
 
 

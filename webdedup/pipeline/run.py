@@ -47,7 +47,7 @@ from ..store import (
 from ..store.counts import Counts
 from ..store.counts import count as count_pages
 from ..store.layout import Layout
-from ..store.schema import foreign_output_columns
+from ..store.schema import crawler_columns, foreign_output_columns
 from ..store.state import meta_value, set_meta, stored_columns
 from ..store.verdicts import cannot_links, pin_ranks, read_verdicts
 from ..version import __version__
@@ -62,6 +62,7 @@ from . import (
     segments,
 )
 from .context import NearResult, PhaseHook, RunContext
+from .prune import keep_winners
 from .prune import prune as phase_prune
 
 
@@ -130,15 +131,20 @@ def run_on_db(
     on_phase: PhaseHook | None = None,
     on_message: Callable[[str], None] | None = None,
     loaded: Loaded | None = None,
+    winners_only: bool = False,
 ) -> RunResult:
     """Run the phases over ``db`` and annotate its pages (see :class:`Deduplicator`).
 
     The first run is full; later runs process only the pages changed since (incremental),
     unless ``full`` is asked or the configuration that shapes signatures and edges changed.
     ``loaded``: results of phases 1-4 computed elsewhere (``webdedup db --assignments``),
-    written back as a full run's.
+    written back as a full run's. ``winners_only``: then only the winners stay in the table,
+    their URL canonical (:func:`~webdedup.pipeline.prune.keep_winners`, what calling a
+    ``Deduplicator`` on a database does), the rest restorable.
     """
     own = not isinstance(db, sqlite3.Connection)
+    # an adopted connection gets its transaction handling back (connect() turns it off)
+    old_isolation = None if own else db.isolation_level  # type: ignore[union-attr]
     where = str(db) if own else "the database"
     conn = connect(db, busy_timeout=config.busy_timeout)
     started, t0 = _now(), time.perf_counter()
@@ -148,7 +154,8 @@ def run_on_db(
         check_schema(conn)
         config = _remembered_columns(conn, config, on_message)
         layout = Layout.resolve(conn, config.columns, where)
-        foreign = foreign_output_columns(conn, layout.table)
+        crawlers = crawler_columns(conn, layout.table)
+        foreign = [c for c in foreign_output_columns(conn, layout.table) if c not in crawlers]
         if foreign:
             raise InputError(
                 f"table {layout.table!r} already has column(s) {', '.join(foreign)}, which "
@@ -169,7 +176,8 @@ def run_on_db(
             use_wal(conn, config.busy_timeout)
             # no checkpoint inside the commit: the run checkpoints after it (see below)
             conn.execute("PRAGMA wal_autocheckpoint = 0")
-        ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase)
+        ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase,
+                         crawler_columns=tuple(crawlers))
         if loaded is None:
             snap = _run_phases(ctx, full, on_message)
         else:
@@ -196,7 +204,9 @@ def run_on_db(
                 written = phase5_write_back.run(ctx, ahead=ahead)
                 ctx.record("write_back", replace(written, transactions=len(holds) + 1))
                 counts = count_pages(conn, layout.table)  # what was found, before pruning
-                if prune:
+                if winners_only:
+                    pruned, _ = keep_winners(conn, layout)
+                elif prune:
                     pruned = phase_prune(conn, layout.table)
                 result = RunResult(
                     run_id=0,
@@ -242,6 +252,8 @@ def run_on_db(
         else:
             _drop_run_tables(conn)
             conn.text_factory = old_factory
+            if not conn.in_transaction:
+                conn.isolation_level = old_isolation
 
 
 @dataclass(frozen=True)

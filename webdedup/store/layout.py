@@ -19,7 +19,7 @@ Example::
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..config import Columns
 from ..errors import InputError, MissingColumn, NoPagesTable
@@ -45,6 +45,8 @@ class Layout:
     crawled: str | None = None
     category: str | None = None
     lang: str | None = None
+    #: a second text column, read where ``content``'s value is empty (``Columns``)
+    content_fallback: str | None = None
     rowid: str = "rowid"  #: how to name the rowid of ``table`` in SQL (see ROWID_ALIASES)
 
     @classmethod
@@ -85,6 +87,7 @@ class Layout:
             crawled=real(columns.crawled),
             category=real(columns.category),
             lang=real(columns.lang),
+            content_fallback=real(columns.content_fallback) if columns.content_fallback else None,
             rowid=_rowid_alias(table, names),
         )
         if columns.url not in names:
@@ -92,6 +95,8 @@ class Layout:
                 f"table {table!r} has no URL column {columns.url!r}; columns found: "
                 f"{', '.join(have)}. Map it with --column url=NAME"
             )
+        if layout.content is None and layout.content_fallback is not None:
+            layout = replace(layout, content=layout.content_fallback, content_fallback=None)
         if need_text and layout.content is None and layout.html is None:
             raise MissingColumn(
                 f"table {table!r} has no text column {columns.content!r} (nor an HTML column "
@@ -102,8 +107,18 @@ class Layout:
 
     @property
     def present(self) -> dict[str, str | None]:
-        """``{logical name: real column or None}`` for every logical input column."""
-        return {name: getattr(self, name) for name in LOGICAL}
+        """``{logical name: real column or None}`` for every logical input column (and
+        ``content_fallback``)."""
+        return {name: getattr(self, name) for name in (*LOGICAL, "content_fallback")}
+
+    def text(self, alias: str | None = None) -> str:
+        """The SQL of a row's text: the ``content`` column, or where its value is empty (NULL
+        or ``''``) the ``content_fallback`` column; ``NULL`` when the table has neither."""
+        text = self.column("content", alias)
+        if not self.content_fallback:
+            return text
+        fallback = self.column("content_fallback", alias)
+        return f"coalesce(nullif({text}, ''), {fallback})"
 
     def column(self, logical: str, alias: str | None = None) -> str:
         """The quoted real column of a logical one (``alias."col"``), or ``NULL`` if absent."""
@@ -115,7 +130,7 @@ class Layout:
     def select_pages(self) -> str:
         """``SELECT`` of the rowid and the input columns that phase 1 reads, in that order."""
         cols = ", ".join(
-            self.column(n)
+            self.text() if n == "content" else self.column(n)
             for n in ("url", "content", "html", "datetime", "crawled", "category", "lang")
         )
         return f"SELECT {quote(self.rowid)}, {cols} FROM {quote(self.table)}"

@@ -84,6 +84,34 @@ def foreign_output_columns(conn: sqlite3.Connection, table: str) -> list[str]:
     return [] if found else present
 
 
+#: Output columns a crawler may own: webdedup then leaves them as they are (the API webdedup
+#: follows stores the SHA-1 of its ``parsed`` text in ``content_hash``) and keeps its own value
+#: in its state (``_webdedup_prepared``). Any other foreign output column is refused.
+CRAWLER_MAY_OWN = ("content_hash",)
+_CRAWLER_COLUMNS = "crawler_columns"
+
+
+def crawler_columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    """The output columns of ``table`` that are the crawler's, not webdedup's: those recorded
+    at an earlier run, else those found now (:func:`foreign_output_columns`) that a crawler
+    may own. Webdedup never writes into them."""
+    recorded = meta_value(conn, _CRAWLER_COLUMNS)
+    if recorded:
+        mine = json.loads(recorded).get(table)
+        if mine is not None:
+            return [c for c in mine if c in set(table_columns(conn, table))]
+    return [c for c in foreign_output_columns(conn, table) if c in CRAWLER_MAY_OWN]
+
+
+def record_crawler_columns(conn: sqlite3.Connection, table: str, columns: list[str]) -> None:
+    """Remember which output columns of ``table`` are the crawler's (inside the write)."""
+    recorded = json.loads(meta_value(conn, _CRAWLER_COLUMNS) or "{}")
+    if recorded.get(table) == list(columns) or (not columns and table not in recorded):
+        return
+    recorded[table] = list(columns)
+    set_meta(conn, _CRAWLER_COLUMNS, json.dumps(recorded, sort_keys=True))
+
+
 def annotated_tables(conn: sqlite3.Connection) -> list[str]:
     """The tables webdedup has written its output columns into."""
     recorded = meta_value(conn, "annotated_tables")
@@ -99,7 +127,9 @@ def record_annotated(conn: sqlite3.Connection, table: str) -> None:
 
 
 #: The input columns whose updates are queued (never webdedup's output columns).
-TRACKED = ("url", "content", "html", "datetime", "crawled", "category", "lang")
+TRACKED = (
+    "url", "content", "content_fallback", "html", "datetime", "crawled", "category", "lang"
+)
 
 
 def trigger_names(table: str) -> dict[str, str]:
