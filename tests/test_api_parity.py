@@ -192,3 +192,23 @@ def test_a_page_without_text_takes_part_in_url_deduplication():
     assert [(p["url"], p["date"]) for p in survivors] == [
         ("https://site.example/a", "2024-01-01"), ("https://site.example/stub", "2024-02-01")]
     assert urls(d.get_unique_urls(posts)) == urls(survivors)
+
+
+def test_run_on_list_returns_the_given_fields_with_the_annotations():
+    """Each returned dict is the given page's fields plus the run's annotations; a page's own
+    ``content_hash`` (a crawler's) and ``id`` are kept, as on a table."""
+    from webdedup import Config
+
+    text = " ".join(f"word{i}" for i in range(80))
+    pages = [
+        {"url": "https://a.example/x", "content": text, "title": "T", "mine": {"k": 1}},
+        {"url": "https://a.example/x?utm_source=feed", "content": text, "content_hash": "abc",
+         "id": 7},
+    ]
+    rows = Deduplicator(config=Config()).run_on_list(pages)
+    assert rows[0]["title"] == "T" and rows[0]["mine"] == {"k": 1}
+    assert rows[0]["content"] == text and rows[0]["is_canonical"] == 1
+    assert rows[1]["content_hash"] == "abc" and rows[1]["id"] == 7
+    assert rows[1]["dup_kind"] == "url" and rows[1]["canonical_id"] == 1
+    assert pages[0] == {"url": "https://a.example/x", "content": text, "title": "T",
+                        "mine": {"k": 1}}  # the given dicts are left alone

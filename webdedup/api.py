@@ -56,6 +56,16 @@ def crawler_defaults() -> Config:
     return Config(discard_params=True, urls_to_ignore=URLS_TO_IGNORE, ignore_match="substring")
 
 
+def _with_fields(page: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """The page's own fields and the run's annotations; the page's own ``content_hash`` (a
+    crawler's, under that API's definition) and ``id`` stay."""
+    out = {**page, **row}
+    for own in ("content_hash", "id"):
+        if own in page:
+            out[own] = page[own]
+    return out
+
+
 class Deduplicator:
     """Find URL, exact and near-duplicate pages and elect one canonical page per group.
 
@@ -234,10 +244,12 @@ class Deduplicator:
     ) -> list[dict[str, Any]]:
         """Run on page dicts (keys as the column names: ``url``, ``content``, ...).
 
-        Returns one dict per page, in input order, with ``id`` (the page's ``id`` or its
-        1-based position), the output columns of ``run_on_db``, ``ignored`` (why a page
-        was left out, else None) and ``lang``. The same pipeline runs on an in-memory SQLite
-        database.
+        Returns one dict per page, in input order: a copy of the given page's fields with
+        ``id`` (the page's ``id`` or its 1-based position), the output columns of
+        ``run_on_db``, ``ignored`` (why a page was left out, else None) and ``lang`` added. As
+        on a table, a page's own ``content_hash`` is kept (webdedup's hash of the normalized
+        text is not written over it); webdedup's other output fields are this run's. The same
+        pipeline runs on an in-memory SQLite database.
 
         With ``survivors_only=True``, as the API this one follows returns them: one page per
         group (its canonical), ignored pages left out — each a copy of the given page dict
@@ -247,7 +259,9 @@ class Deduplicator:
         text), else from ``content``, unless ``columns`` maps the text to another key.
         """
         if not survivors_only:
-            return run_on_list(pages, self.build_config())
+            given = [dict(p) for p in pages]
+            rows = run_on_list(given, self.build_config())
+            return [_with_fields(page, row) for page, row in zip(given, rows, strict=True)]
         return self._survivors(pages, self.build_config(), lambda row: bool(row["is_canonical"]))
 
     # -- the rest of the API this one follows ---------------------------------------------
