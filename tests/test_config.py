@@ -130,3 +130,30 @@ def test_a_database_of_the_older_tokenization_is_rebuilt(monkeypatch, db_builder
     assert Deduplicator().run_on_db(db).mode == "incremental"  # same version: nothing to redo
     monkeypatch.setattr(config_module, "NORMALIZATION_VERSION", NORMALIZATION_VERSION)
     assert Deduplicator().run_on_db(db).mode == "full"
+
+
+def test_options_add_to_set_and_the_file_and_lists_forgive_a_trailing_comma(tmp_path):
+    """--ignore adds to the TOML's and --set's lists; a comma list with a trailing comma is
+    the list without it."""
+    from webdedup.cli import build_config
+
+    toml = tmp_path / "w.toml"
+    toml.write_text('urls_to_ignore = ["tag"]\n')
+    config = build_config(
+        str(toml), None, (), ("urls_to_ignore=a,b",), urls_to_ignore=("c",),
+        election="https,lower_id,", languages=None,
+    )
+    assert config.urls_to_ignore == ("a", "b", "c")
+    assert config.election == ("https", "lower_id")
+
+
+def test_a_full_run_names_an_option_turned_back_off():
+    assert Config().changed_from(Config(strip_segments=True).shaping_parameters()) == [
+        "--strip-segments on -> off"
+    ]
+    assert Config(strip_segments=True).changed_from(Config().shaping_parameters()) == [
+        "--strip-segments off -> on"
+    ]
+    assert Config().changed_from(Config(ignore_match="substring").shaping_parameters()) == [
+        "ignore_match substring -> segments"
+    ]

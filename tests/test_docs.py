@@ -112,3 +112,9 @@ def test_set_reaches_every_key_and_names_an_unknown_one(db_builder) -> None:
 def test_every_page_of_the_manual_is_in_its_navigation(page: str) -> None:
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert re.search(rf":\s*{re.escape(page)}\s*$", nav, re.MULTILINE), page
+
+
+def test_a_former_option_of_a_tuning_knob_says_how_to_give_it_now(tmp_path) -> None:
+    res = CliRunner().invoke(cli, ["db", str(tmp_path / "x.sqlite"), "--lsh-threshold", "0.35"])
+    assert res.exit_code == 2
+    assert "--set lsh_threshold=0.35" in res.output

@@ -294,3 +294,18 @@ def test_a_jsonl_file_with_one_bad_line_keeps_its_good_lines(tmp_path):
     report = ingest(tmp_path / "c.sqlite", [src], workers=1, on_problem=problems.append)
     assert report.pages == 2
     assert [str(p).split(": ", 1)[1][:6] for p in problems] == ["line 1", "line 3"]
+
+
+def test_good_jsonl_lines_after_many_bad_ones_still_go_in(tmp_path):
+    """Bad lines before the first good one are counted, not the end of the file: the good
+    lines after them are stored, the first bad ones named and the rest counted."""
+    from webdedup.ingest import ingest
+
+    src = tmp_path / "pages.jsonl"
+    good = '{"url": "https://a.example/%d", "text": "page %d text"}\n'
+    src.write_text("x\n" * 5 + good % (1, 1) + good % (2, 2))
+    problems: list[object] = []
+    report = ingest(tmp_path / "c.sqlite", [src], workers=1, on_problem=problems.append)
+    assert report.pages == 2
+    said = [str(p) for p in problems]
+    assert len(said) == 4 and "and 2 more bad lines" in said[-1]

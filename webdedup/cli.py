@@ -201,10 +201,10 @@ def build_config(
         spec = specs.get(key)
         if value is None or value == ():
             continue
-        if spec is not None and spec.values == "repeat":  # added to the config file's
-            overrides[key] = tuple(getattr(base, key)) + tuple(value)
+        if spec is not None and spec.values == "repeat":  # added to the file's and --set's
+            overrides[key] = tuple(overrides.get(key, getattr(base, key))) + tuple(value)
         elif spec is not None and spec.values == "csv":
-            overrides[key] = tuple(k.strip() for k in value.split(","))
+            overrides[key] = tuple(k.strip() for k in value.split(",") if k.strip())
         else:
             overrides[key] = value
     return base.with_overrides(columns=Columns.from_mapping(mapping), **overrides)
@@ -256,13 +256,38 @@ def set_option(func: F) -> F:
     )(func)
 
 
+def _moved_to_set(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    if value is not None:
+        name = (param.name or "").removeprefix("moved_")
+        raise click.UsageError(
+            f"{param.opts[0]} is a tuning knob now: give it as --set {name}={value} "
+            "(or in the TOML file)", ctx
+        )
+
+
 def config_options(func: F) -> F:
-    """Every everyday configuration key as an option, and ``--set KEY=VALUE`` for the rest."""
+    """Every everyday configuration key as an option, and ``--set KEY=VALUE`` for the rest.
+
+    The tuning knobs that had options of their own (``--lsh-threshold``...) are hidden
+    options that say how to give them now, instead of click's "no such option"."""
     func = set_option(func)
     for name, spec in reversed(list(settings().items())):
         if spec.option == "everyday":
             func = setting_option(name)(func)
+        elif name in _FORMER_OPTIONS:
+            func = click.option(
+                "--" + name.replace("_", "-"), "moved_" + name, hidden=True,
+                expose_value=False, callback=_moved_to_set,
+                help=f"Moved: --set {name}=VALUE.",
+            )(func)
     return func
+
+
+#: Tuning knobs that were options of ``db`` before they moved behind ``--set``.
+_FORMER_OPTIONS = frozenset(
+    {"min_words", "similarity", "lsh_threshold", "chain_floor", "chunk_size",
+     "segment_min_pages"}
+)
 
 
 def input_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -926,6 +951,8 @@ def segments_command(
 )
 @setting_option("threshold")
 @set_option
+@click.option("--min-words", "moved_min_words", hidden=True, expose_value=False,
+              callback=_moved_to_set, help="Moved: --set min_words=VALUE.")
 @click.option(
     "--s3-endpoint",
     default=None,

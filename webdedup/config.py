@@ -430,10 +430,19 @@ class Config:
         # a key that only applies to the new method or to stripping is said by that change
         switched = self.changed_keys(stored) & {"method", "strip_segments", "count_segments"}
         out = []
-        for key, new in new_params.items():
+        # a key the new run no longer has (an option turned back off) is said too
+        gone = [k for k in stored if k not in new_params and (k in specs or k in _INTERNAL)]
+        for key in [*new_params, *gone]:
             old = stored.get(key)
+            new = new_params[key] if key in new_params else (
+                default_of(key) if key in specs else None
+            )
             if old is None and key not in stored and switched and key not in switched:
                 continue
+            if key in gone and key in _INTERNAL and key not in specs and switched:
+                continue  # a version of the old method's: said by --method
+            if key == "count_segments" and "strip_segments" in switched:
+                continue  # stripping counts: said by --strip-segments
             if key == "columns" and isinstance(old, Mapping) and isinstance(new, Mapping):
                 out += [
                     f"--column {k}: {old.get(k)!r} -> {v!r}" if k != "table"
@@ -463,12 +472,13 @@ class Config:
 
     def changed_keys(self, stored: Mapping[str, Any]) -> set[str]:
         """The names of the shaping parameters whose value differs from ``stored``."""
+        new = self.shaping_parameters()
         return {
-            k for k, v in self.shaping_parameters().items()
+            k for k, v in new.items()
             if stored.get(k) != v and not (
                 isinstance(stored.get(k), (list, tuple)) and list(stored[k]) == v
             )
-        }
+        } | {k for k in stored if k not in new}
 
     def fingerprint(self) -> str:
         """A short stable hash of :meth:`shaping_parameters`."""

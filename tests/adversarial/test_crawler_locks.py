@@ -163,3 +163,17 @@ def test_export_refuses_to_write_over_the_database(tmp_path):
         assert conn.execute("SELECT count(*) FROM pages").fetchone()[0] > 0
     finally:
         conn.close()
+
+
+def test_ingest_of_the_folder_the_database_is_in(tmp_path):
+    """A folder input is sniffed file by file; the database, its -wal and -shm beside the
+    WARC are passed over without being opened, so the crawler's locks stay."""
+    import shutil
+
+    from conftest import SHARED_DATA
+
+    from webdedup.ingest import ingest
+
+    path = crawl(tmp_path)
+    shutil.copy(SHARED_DATA / "warc" / "iana-dupes.warc.gz", tmp_path / "crawl-part")
+    check_crawler_survives(path, lambda: ingest(str(path), [tmp_path], workers=1))

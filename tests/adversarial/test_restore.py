@@ -151,3 +151,41 @@ def test_without_an_integer_primary_key_a_taken_rowid_is_said_and_the_page_resto
     back = rows(path)
     assert sorted(back.values()) == sorted([*before_prune.values(), back[reused]])
     assert integrity(path) == "ok"
+
+
+def test_restore_after_a_deduplicator_call_leaves_the_crawlers_newer_rows_alone(
+    tmp_path: Path,
+) -> None:
+    """``Deduplicator()(db)`` rewrote row 1's URL to its canonical form; the crawler then
+    moved row 1 elsewhere and wrote a new row at that canonical URL. With an INTEGER PRIMARY
+    KEY, ids are stable: restore puts back what is under row 1's id only, and the crawler's
+    new row keeps its URL."""
+    from webdedup import Deduplicator
+
+    path = tmp_path / "crawl.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, url TEXT, content TEXT)")
+    text = " ".join(f"word{i}" for i in range(80))
+    conn.executemany("INSERT INTO pages (id, url, content) VALUES (?, ?, ?)", [
+        (1, "http://www.a.org/x/?utm_source=feed", text),
+        (2, "http://b.org/y", " ".join(f"other{i}" for i in range(80))),
+    ])
+    conn.commit()
+    Deduplicator()(conn)
+    (rewritten,) = conn.execute("SELECT url FROM pages WHERE id = 1").fetchone()
+    assert rewritten != "http://www.a.org/x/?utm_source=feed"
+    conn.execute("UPDATE pages SET url = 'https://a.org/moved' WHERE id = 1")
+    conn.execute("INSERT INTO pages (id, url, content) VALUES (9, ?, 'the crawler')",
+                 (rewritten,))
+    conn.commit()
+    conn.close()
+    result = cli_run("restore", path)
+    assert result.exit_code == 0, result.output
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("SELECT url FROM pages WHERE id = 9").fetchone()[0] == rewritten
+        assert conn.execute("SELECT url FROM pages WHERE id = 1").fetchone()[0] == (
+            "https://a.org/moved"
+        )
+    finally:
+        conn.close()

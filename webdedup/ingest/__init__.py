@@ -31,7 +31,8 @@ from pathlib import Path
 from ..config import Columns
 from ..errors import ConfigError, IngestProblems, InputError
 from ..progress import Progress, progress_bar
-from ..store import connect, refuse_database_paths, use_wal
+from ..store import connect, use_wal
+from ..store.connection import database_file_ids
 from .charset import decode_html
 from .extract_pool import Extractor, Job
 from .model import MAX_RECORD_SIZE, Event, IngestReport, Problem, RawPage, Skipped
@@ -83,25 +84,45 @@ def input_kind(path: Path) -> str | None:
     return None
 
 
-def expand_inputs(inputs: Iterable[str | Path]) -> list[tuple[str, Path]]:
-    """``(kind, path)`` per input; a folder of WARC/JSONL files expands to them."""
+def expand_inputs(
+    inputs: Iterable[str | Path], database: set[tuple[int, int]] | frozenset[tuple[int, int]] = (
+        frozenset()
+    ),
+) -> list[tuple[str, Path]]:
+    """``(kind, path)`` per input; a folder of WARC/JSONL files expands to them.
+
+    ``database``: ``(device, inode)`` of the database's files (its -wal and -shm too), which
+    are never opened here (that would drop this process's locks on them): given as an input
+    they are refused, met in a folder they are passed over.
+    """
     out: list[tuple[str, Path]] = []
     for raw in inputs:
         path = Path(raw)
         if not path.exists():
             raise InputError(f"{path}: no such file or folder")
+        if _file_id(path) in database:
+            raise InputError(
+                f"{path} is the database itself (or its -wal/-shm); give the input another path"
+            )
         kind = input_kind(path)
         if kind == "folder":
             if html_files(path):
                 out.append(("folder", path))
             else:
                 for child in sorted(p for p in path.iterdir() if p.is_file()):
+                    if _file_id(child) in database:
+                        continue  # the database being written, beside its inputs
                     child_kind = input_kind(child)
                     if child_kind in ("warc", "jsonl"):
                         out.append((child_kind, child))
             continue
         out.append((kind or "unknown", path))
     return out
+
+
+def _file_id(path: Path) -> tuple[int, int]:
+    st = path.stat()  # a stat opens no descriptor
+    return (st.st_dev, st.st_ino)
 
 
 class _Run:
@@ -246,7 +267,6 @@ def ingest(
     if max_record_size < 1:
         raise ConfigError(f"max_record_size must be a positive number of bytes, got "
                           f"{max_record_size}")
-    files = expand_inputs(inputs)
     if on_problem is None:
         def on_problem(problem: Problem) -> None:
             warnings.warn(str(problem), IngestWarning, stacklevel=4)
@@ -258,8 +278,8 @@ def ingest(
     report = IngestReport()
     writer: PageWriter | None = None
     try:
-        # an input that is the database itself would be read outside SQLite
-        refuse_database_paths(conn, [p for _, p in files], "the input")
+        # the database's own files are never read as inputs (nor opened outside SQLite)
+        files = expand_inputs(inputs, database_file_ids(conn))
         if own:  # ingest always writes; WAL lets a run read while pages are added
             use_wal(conn, busy_timeout)
         writer = PageWriter(conn, columns, keep_html)

@@ -52,7 +52,8 @@ def open_maybe_gzip(path: str | Path) -> Any:
     return fh
 
 
-#: Bad lines at the start of a JSONL file after which it is taken for no JSONL file at all.
+#: Bad lines at the start of a JSONL file reported one by one (more are counted, and a file
+#: of bad lines only is reported once as no JSONL file).
 NOT_JSONL_AFTER = 3
 
 
@@ -79,15 +80,16 @@ def read_jsonl(
     names.update(fields or {})
     text_names = [names["text"]] + (["content"] if "text" not in (fields or {}) else [])
     offset = 0
-    # the bad lines before the first good one: a file whose first lines are all bad is not
-    # JSON Lines at all, and is said so once instead of once a line
+    # the bad lines before the first good one: a file whose lines are all bad is not JSON
+    # Lines at all, and is said so once instead of once a line (its first few are kept)
     opening: list[Problem] = []
+    bad_before = 0
     started = False
     with open_maybe_gzip(path) as fh:
         for lineno, line in enumerate(_lines(fh, path, max_record), start=1):
             here = offset
             if isinstance(line, Problem):
-                yield from opening
+                yield from _opening_problems(path, opening, bad_before, started=False)
                 yield line
                 return
             if isinstance(line, int):  # the length of a line past the limit, not kept
@@ -111,17 +113,13 @@ def read_jsonl(
                 if started:
                     yield Problem(path, here, bad)
                     continue
-                opening.append(Problem(path, here, bad))
-                if len(opening) == NOT_JSONL_AFTER:
-                    yield Problem(
-                        path, 0, f"not a JSON Lines file: its first {NOT_JSONL_AFTER} lines "
-                        f"are not JSON objects ({opening[0].message}); skipped"
-                    )
-                    return
+                bad_before += 1
+                if len(opening) < NOT_JSONL_AFTER:
+                    opening.append(Problem(path, here, bad))
                 continue
             if not started:
                 started = True
-                yield from opening
+                yield from _opening_problems(path, opening, bad_before, started=True)
                 opening.clear()
             url = obj.get(names["url"])
             if not isinstance(url, str) or not url.strip():
@@ -151,7 +149,23 @@ def read_jsonl(
                 extraction="given" if text is not None else None,
             )
             yield page
-    yield from opening  # a short file whose one or two lines were bad
+    if not started:  # no line of the file was a JSON object
+        yield from _opening_problems(path, opening, bad_before, started=False)
+
+
+def _opening_problems(
+    path: str, opening: list[Problem], bad: int, *, started: bool
+) -> Iterator[Problem]:
+    """The bad lines met before the first good one: each (a few), or one line for many."""
+    if bad <= len(opening) and (started or bad < NOT_JSONL_AFTER):
+        yield from opening
+    elif started:
+        yield from opening
+        yield Problem(path, None, f"and {bad - len(opening):,} more bad lines before the "
+                      "first JSON object")
+    else:
+        yield Problem(path, 0, f"not a JSON Lines file: none of its {bad:,} lines is a JSON "
+                      f"object ({opening[0].message})")
 
 
 def _lines(fh: Any, path: str, limit: int) -> Iterator[bytes | int | Problem]:

@@ -178,15 +178,18 @@ def _unrewrite(conn: sqlite3.Connection, table: str) -> int:
     sets += [f"{quote(c)} = r.{quote(c)}" for c in (DOMAIN, WAYBACK) if c in have]
     t, url, rowid = quote(table), quote(layout.url), quote(layout.rowid)
     update = f"UPDATE {t} SET {', '.join(sets)} FROM {quote(REWRITTEN_TABLE)} AS r WHERE "
-    # the row under its id; then, for a table renumbered since (a VACUUM), the row that
-    # holds the URL written (one a winner: canonical URLs of winners are distinct)
+    # the row under its id; then, for a table without an INTEGER PRIMARY KEY renumbered
+    # since (a VACUUM), the row that holds the URL written (one a winner: canonical URLs of
+    # winners are distinct). With an INTEGER PRIMARY KEY ids stay, and a row under another id
+    # that holds that URL is the crawler's newer row: left alone.
     n = conn.execute(f"{update}{t}.{rowid} = r.id AND {t}.{url} IS r.new_url").rowcount
     conn.execute(
         f"DELETE FROM {quote(REWRITTEN_TABLE)} WHERE EXISTS (SELECT 1 FROM {t} "
         f"WHERE {t}.{rowid} = {quote(REWRITTEN_TABLE)}.id "
         f"AND {t}.{url} IS {quote(REWRITTEN_TABLE)}.url)"
     )
-    n += conn.execute(f"{update}{t}.{url} = r.new_url").rowcount
+    if integer_primary_key(conn, table) is None:  # only rowids move (VACUUM): ids are kept
+        n += conn.execute(f"{update}{t}.{url} = r.new_url").rowcount
     conn.execute(f"DROP TABLE {quote(REWRITTEN_TABLE)}")
     return n
 

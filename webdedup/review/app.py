@@ -11,7 +11,6 @@ not have, stored once however often it is posted, and honoured by the next run.
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 import sqlite3
@@ -21,7 +20,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import quote as url_quote
 from urllib.parse import urlencode
 
 from ..algorithms.election import DEFAULT_ELECTION, ELECTION_KEYS, validate_election
@@ -237,8 +235,7 @@ class ReviewApp:
         self._pictures: tuple[Any, str] | None = None
         self._run_started = ""
         self._batched = False
-        # fail now (not at the first request) on a file that is no database or not annotated;
-        # connect()'s checks read the file, before this process holds a connection to it
+        # fail now (not at the first request) on a file that is no database or not annotated
         connect(self.db, busy_timeout=busy_timeout, write=False).close()
         self._snapshot(lambda _conn, _source: None)
 
@@ -249,21 +246,11 @@ class ReviewApp:
     # -- connections ---------------------------------------------------------------------
 
     def _open(self, *, write: bool = False) -> sqlite3.Connection:
-        """A connection opened by SQLite alone, ready as :func:`~webdedup.store.connect`'s.
-
-        ``connect()`` checks a file's header with ``open()``; closing that descriptor drops
-        every POSIX lock this process holds on the file, the long-lived reader's included, and
-        a ``webdedup db`` run in another process could then delete the WAL it reads.
-        """
-        mode = "rw" if write or os.access(self.db, os.W_OK) else "ro"
-        uri = f"file:{url_quote(str(self.db.resolve()))}?mode={mode}"
-        try:
-            raw = sqlite3.connect(
-                uri, uri=True, timeout=self.busy_timeout, check_same_thread=False
-            )
-        except sqlite3.Error as exc:
-            raise translate(exc, str(self.db)) from exc
-        conn = connect(raw, busy_timeout=self.busy_timeout)
+        """A connection as :func:`~webdedup.store.connect` opens them (SQLite alone opens the
+        file: no descriptor of ours closes under the long-lived reader's locks), usable from
+        the server's threads; a WAL database in a read-only folder is read as ``connect``
+        reads it."""
+        conn = connect(self.db, busy_timeout=self.busy_timeout, write=write, threads=True)
         conn.text_factory = decode_text
         return conn
 

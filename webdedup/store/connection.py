@@ -68,7 +68,9 @@ def _read_only(path: Path) -> ReadOnlyDatabase:
 
 
 def _cannot_open(exc: sqlite3.DatabaseError) -> bool:
-    return "unable to open" in str(exc).lower()
+    """SQLite could not open the file, or (SQLITE_READONLY_DIRECTORY) could not create the
+    ``-shm`` a WAL database needs beside it, in a folder it may not write."""
+    return "unable to open" in str(exc).lower() or getattr(exc, "sqlite_errorcode", 0) == 1546
 
 
 def _refused(exc: sqlite3.DatabaseError, name: str) -> WebdedupError:
@@ -84,7 +86,9 @@ def _read_only_mount(folder: Path) -> bool:
         return False
 
 
-def _open_in_read_only_folder(path: Path, busy_timeout: float) -> sqlite3.Connection:
+def _open_in_read_only_folder(
+    path: Path, busy_timeout: float, threads: bool = False
+) -> sqlite3.Connection:
     """A read-only connection to a WAL database in a folder SQLite can't write.
 
     Reading a WAL database needs its ``-shm`` file. Where it exists, SQLite reads the
@@ -98,7 +102,10 @@ def _open_in_read_only_folder(path: Path, busy_timeout: float) -> sqlite3.Connec
     if _read_only_mount(path.resolve().parent) and not wal.exists():
         tries.append(uri + "?mode=ro&immutable=1")
     for target in tries:
-        conn = sqlite3.connect(target, uri=True, timeout=busy_timeout, isolation_level=None)
+        conn = sqlite3.connect(
+            target, uri=True, timeout=busy_timeout, isolation_level=None,
+            check_same_thread=not threads,
+        )
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
             conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
@@ -131,6 +138,7 @@ def connect(
     busy_timeout: float = 5.0,
     must_exist: bool = True,
     write: bool = True,
+    threads: bool = False,
 ) -> sqlite3.Connection:
     """Open a crawl database (or adopt an open connection) ready for webdedup.
 
@@ -139,7 +147,8 @@ def connect(
     is in force before its first statement). It changes nothing in the file: call
     :func:`use_wal` once the command is going to write. Raises :class:`NotADatabase` for a
     missing or non-SQLite file and :class:`ReadOnlyDatabase` when ``write`` is asked of a
-    file that can't be written.
+    file that can't be written. ``threads``: the connection may be used from other threads
+    (one at a time; the review app's server).
     """
     _check_sqlite_version()
     if isinstance(db, sqlite3.Connection):
@@ -169,7 +178,9 @@ def connect(
     # process included, and another process would then delete the WAL under that connection.
     # So the header is checked by SQLite reading it, and the read-only checks look at modes.
     try:
-        conn = sqlite3.connect(name, timeout=busy_timeout, isolation_level=None)
+        conn = sqlite3.connect(
+            name, timeout=busy_timeout, isolation_level=None, check_same_thread=not threads
+        )
     except sqlite3.DatabaseError as exc:
         raise translate(exc, name) from exc
     try:
@@ -181,7 +192,7 @@ def connect(
             raise _refused(exc, name) from exc
         if write:
             raise _read_only(path) from exc
-        conn = _open_in_read_only_folder(path, busy_timeout)
+        conn = _open_in_read_only_folder(path, busy_timeout, threads)
     if name != ":memory:" and write and path.exists() and _is_read_only(path):
         conn.close()
         raise _read_only(path)
