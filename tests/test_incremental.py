@@ -310,7 +310,7 @@ def test_parameter_change_forces_full_run_with_a_message(db_builder):
     said: list[str] = []
     r = Deduplicator(threshold=0.8).run_on_db(path, on_message=said.append)
     assert r.mode == "full" and "parameters that shape signatures or edges changed" in said[0]
-    assert "(threshold: 0.9 -> 0.8)" in said[0]  # the message names what changed
+    assert "(threshold: 0.9 -> 0.8" in said[0]  # the message names what changed
     r = Deduplicator(threshold=0.8).run_on_db(path, on_message=said.append)
     assert r.mode == "incremental"
     r = Deduplicator(threshold=0.8).run_on_db(path, full=True, on_message=said.append)

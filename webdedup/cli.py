@@ -209,7 +209,8 @@ def cli() -> None:
     "--lsh-threshold",
     type=float,
     default=None,
-    help="Jaccard level the minhash LSH bands find candidates at [default: 0.4].",
+    help="Jaccard level the minhash LSH bands find candidates at [default: 0.3 from "
+    "--threshold 0.9 up, lower under it].",
 )
 @click.option(
     "--chain-floor",

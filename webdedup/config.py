@@ -117,9 +117,29 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
 }
 
 
+#: Parameters whose ``None`` means "derived from the others" (the default).
+_DERIVED = frozenset({"lsh_threshold"})
+
+
+def lsh_level_for(threshold: float) -> float:
+    """The Jaccard level the LSH bands are tuned to by default at ``threshold``: 0.3 from
+    0.9 up, 0.3 - 3 x (0.9 - threshold) under it, never under 0.1.
+
+    Copies made by scattered word edits keep few 5-word shingles: at a Levenshtein ratio of
+    0.87-0.92 a tenth of them has a Jaccard under 0.1, and bands tuned to 0.3 (37 x 3)
+    proposed 91 % of the pairs above 0.87 and 96 % of those above 0.92; 0.15 (51 x 2)
+    proposes 98 % and 100 % (``scripts/threshold_curve.py``). At 0.9 and above the 0.3 bands
+    propose what the threshold asks for, at half the candidates of 0.2 (28 x 2).
+
+    >>> lsh_level_for(0.9), lsh_level_for(0.85), lsh_level_for(0.5)
+    (0.3, 0.15, 0.1)
+    """
+    return round(max(0.1, min(0.3, 0.3 - 3 * (0.9 - float(threshold)))), 6)
+
+
 def _check_type(name: str, value: Any, expected: tuple[tuple[type, ...], str] | None) -> None:
     """Raise :class:`ConfigError` naming the key and the type it needs."""
-    if expected is None:
+    if expected is None or (value is None and name in _DERIVED):
         return
     types, wording = expected
     ok = isinstance(value, types) and (bool in types or not isinstance(value, bool))
@@ -160,8 +180,10 @@ class Config:
     join a near-duplicate group (exact duplicates are still grouped).
     ``similarity`` is how ``minhash`` verifies a candidate: ``overlap`` (shared shingles over
     the smaller page's shingles) or ``jaccard``; ``lsh_threshold`` is the Jaccard level the
-    LSH bands are tuned to find candidates at (lower finds more, verification decides; 0.3
-    proposes copies framed in long boilerplate or cut short, whose Jaccard is 0.3-0.5).
+    LSH bands are tuned to find candidates at (lower finds more, verification decides; by
+    default :func:`lsh_level_for` the threshold: 0.3 from 0.9 up, which proposes copies
+    framed in long boilerplate or cut short, whose Jaccard is 0.3-0.5, and lower under 0.9,
+    where copies with scattered edits keep fewer shingles).
     ``chain_floor``: a page joins a near-duplicate group only when its similarity to the
     group's canonical is at least this (besides its verified edge to the group's centre).
     ``languages``: when given, only pages in these languages are processed (the others are
@@ -199,7 +221,7 @@ class Config:
     seed: int = 1
     min_words: int = 50
     similarity: str = "overlap"
-    lsh_threshold: float = 0.3
+    lsh_threshold: float | None = None
     chain_floor: float = 0.5
     chunk_size: int = 256
     busy_timeout: float = 5.0
@@ -240,7 +262,7 @@ class Config:
             )
         if not 0.0 <= float(self.chain_floor) <= 1.0:
             raise ConfigError(f"chain_floor must be in [0, 1], got {self.chain_floor!r}")
-        if not 0.0 < float(self.lsh_threshold) < 1.0:
+        if self.lsh_threshold is not None and not 0.0 < float(self.lsh_threshold) < 1.0:
             raise ConfigError(f"lsh_threshold must be in (0, 1), got {self.lsh_threshold!r}")
         if int(self.chunk_size) < 1:
             raise ConfigError(f"chunk_size must be at least 1, got {self.chunk_size!r}")
@@ -291,6 +313,14 @@ class Config:
         """Whether phase 1 hashes segments (``count_segments``, or ``strip_segments``)."""
         return bool(self.count_segments) or bool(self.strip_segments)
 
+    @property
+    def lsh_level(self) -> float:
+        """The Jaccard level of the LSH bands: ``lsh_threshold``, or :func:`lsh_level_for`
+        the threshold when it is not given."""
+        if self.lsh_threshold is None:
+            return lsh_level_for(float(self.threshold))
+        return float(self.lsh_threshold)
+
     def shaping_parameters(self) -> dict[str, Any]:
         """The parameters whose change invalidates stored prepared rows, signatures and edges.
 
@@ -300,7 +330,8 @@ class Config:
         """
         banding: dict[str, Any] = {"simhash_banding": 2} if self.method == "simhash" else {}
         # minhash "sketch" 2: the stored sketch is the page's band keys, not its signature
-        banding |= {"verification": 2, "sketch": 2} if self.method == "minhash" else {}
+        # minhash "verification" 3: the threshold is a Levenshtein ratio (sketch.verify)
+        banding |= {"verification": 3, "sketch": 2} if self.method == "minhash" else {}
         banding |= {"vectors": 1, "embedder": self.embedder} if self.method == "vectors" else {}
         if self.counts_segments:  # absent otherwise: earlier fingerprints stay valid
             banding |= {"count_segments": SEGMENTS_VERSION}
@@ -323,7 +354,7 @@ class Config:
             "seed": int(self.seed),
             "min_words": int(self.min_words),
             "similarity": self.similarity,
-            "lsh_threshold": float(self.lsh_threshold),
+            "lsh_threshold": self.lsh_level,
             "chain_floor": float(self.chain_floor),
             "language": LANGUAGE_VERSION if self.detects_language else LANGUAGE_COLUMN_VERSION,
             "languages": sorted(self.languages),
@@ -335,8 +366,8 @@ class Config:
         """The shaping parameters whose value differs from ``stored`` (an earlier run's
         :meth:`shaping_parameters`, or its whole stored configuration), as ``name: old -> new``.
 
-        >>> Config(threshold=0.8).changed_from(Config().shaping_parameters())
-        ['threshold: 0.9 -> 0.8']
+        >>> Config(threshold=0.95).changed_from(Config().shaping_parameters())
+        ['threshold: 0.9 -> 0.95']
         """
         out = []
         for key, new in self.shaping_parameters().items():
