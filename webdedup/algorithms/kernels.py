@@ -531,20 +531,36 @@ def _covered(
 
 
 @nb.njit(cache=True, nogil=True)
-def _span_density(hashes: np.ndarray, other: np.ndarray) -> tuple[int, int]:
-    """(shingles found in ``other``, shingles from the first found to the last) of a text's
-    shingles in text order (``other``: sorted unique hashes)."""
-    first = -1
-    last = -1
-    found = 0
+def _span_density(
+    buf: np.ndarray, other: np.ndarray, size: int, table: np.ndarray
+) -> tuple[int, int]:
+    """(covered, span) characters of a text by its shingles found in ``other`` (sorted
+    unique hashes, as a set): covered as in :func:`_covered`, span from the first covered
+    token to the last."""
+    words, weights = _weighted_tokens(buf, table)
+    hashes, starts, lengths = _placed_shingles(words, size)
+    n = words.size
+    depth = np.zeros(n + 1, dtype=np.int64)
     for m in range(hashes.size):
         at = np.searchsorted(other, hashes[m])
         if at < other.size and other[at] == hashes[m]:
-            found += 1
+            depth[starts[m]] += 1
+            depth[starts[m] + lengths[m]] -= 1
+    covered = 0
+    first = -1
+    last = -1
+    running = 0
+    for i in range(n):
+        running += depth[i]
+        if running > 0:
+            covered += weights[i]
             if first < 0:
-                first = m
-            last = m
-    return found, (last - first + 1 if first >= 0 else 0)
+                first = i
+            last = i
+    span = 0
+    for i in range(max(first, 0), last + 1):
+        span += weights[i]
+    return covered, span
 
 
 @nb.njit(cache=True, nogil=True)
@@ -746,17 +762,16 @@ def coverage(
 
 
 def span_density(text: str | bytes, other: np.ndarray, size: int) -> tuple[int, int]:
-    """(found, span): how many of the ``size``-shingles of ``text``, in text order, are in
-    ``other`` (sorted unique shingle hashes), and how many lie from the first found to the
-    last.
+    """(covered, span): the characters of ``text`` that its ``size``-shingles found in
+    ``other`` (sorted unique shingle hashes, a set) cover, and those from the first covered
+    token to the last (:func:`token_weights`).
 
     >>> from webdedup.algorithms.shingles import shingle_hashes
     >>> span_density("x y a b c d e f z", shingle_hashes("a b c d e f", 5), 5)
-    (2, 2)
+    (12, 12)
     """
-    hashes = _shingles(_token_crc32(text_bytes(text), _TABLE), size)
-    found, span = _span_density(hashes, other)
-    return int(found), int(span)
+    covered, span = _span_density(text_bytes(text), other, size, _TABLE)
+    return int(covered), int(span)
 
 
 def minhash_signature(text: str | bytes, size: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
