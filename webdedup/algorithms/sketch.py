@@ -286,7 +286,7 @@ def verify(
     # in one stretch of the longer's; the moved ratio and containment would say so too
     # the characters of each text its shared shingles stand for (estimated from its length),
     # the same content in both: as the moved ratio counts them
-    la, lb = len(ta), len(tb)
+    la, lb = _utf8_size(ta), _utf8_size(tb)
     common = min(la * shared / ha.size, lb * shared / hb.size) if shared else 0.0
     dice = 2 * common / (la + lb) if shared else 0.0
     plain = dice >= threshold or (over >= threshold and common >= threshold * min(la, lb))
@@ -319,6 +319,12 @@ def verify(
             return Verdict(ratio, "levenshtein", shingle)
     # not an edge: a score under the threshold, also once rounded as edges are stored
     return replace(best, score=min(best.score, threshold - 1e-6))
+
+
+def _utf8_size(text: str | bytes) -> int:
+    """The length of a text in UTF-8 bytes, as given or as the pipeline holds it (the fast
+    tests weigh texts so, whichever form they come in)."""
+    return len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
 
 
 def _repetitive(hashes: np.ndarray, text: str | bytes, spec: NearSpec) -> bool:
