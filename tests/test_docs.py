@@ -77,11 +77,12 @@ def test_db_help_shows_the_everyday_options_with_the_defaults_a_run_uses() -> No
             assert flag in text, name
         else:  # the tuning knobs: --set and TOML only
             assert f"{flag} " not in text and f"{flag}/" not in text, name
-    # the [default: ...] texts come from the fields: the LSH threshold a run uses is 0.3
-    assert default_of("lsh_threshold") == Config().lsh_threshold == 0.3
+    # the [default: ...] texts come from the fields: the LSH level a run at 0.9 uses is 0.3,
+    # derived from the threshold
+    assert default_of("lsh_threshold") is None and Config().lsh_level == 0.3
     assert "[default: 0.9]" in " ".join(setting_option("threshold")(lambda: None)
                                         .__click_params__[0].help.split())  # type: ignore
-    assert "| `lsh_threshold` | number | `0.3` |" in settings_reference()
+    assert "| `lsh_threshold` | number | `0.3 from threshold 0.9 up" in settings_reference()
 
 
 def test_set_reaches_every_key_and_names_an_unknown_one(db_builder) -> None:

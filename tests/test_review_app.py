@@ -100,7 +100,7 @@ def test_pages_search_filters_and_pictures(served):
     # the canonical once, at the top, its election values as dates; every score named
     assert page.count('class="badge canonical"') == 1
     assert "page date 2024-05-01" in page
-    assert "verified word-shingle overlap" in page and "word similarity" in page
+    assert "verified text similarity" in page and "word similarity" in page
     assert "<del>" in page and "<ins>" in page  # the inline diff
     # the two pictures and the threshold table
     assert page.count("<svg") == 2 and "threshold 0.9" in page

@@ -208,8 +208,9 @@ def test_stripping_real_site_templates_finds_syndicated_copies_and_merges_no_sto
         found[name] = measure.score(path, same, syndicated)
     assert len(same) == len(syndicated) == 210
     assert found["keep"]["same_template_merged"] == found["strip"]["same_template_merged"] == 0
-    # measured: 39 without stripping, 147 with (README, "Repeated segments")
-    assert found["keep"]["syndicated_found"] < 60
+    # measured: 39 without stripping, 147 with (README, "Repeated segments"); 61 without
+    # since a copy contained in another site's template counts as contained
+    assert found["keep"]["syndicated_found"] < 80
     assert found["strip"]["syndicated_found"] > 130
 
 

@@ -164,7 +164,7 @@ NAV = (
 def test_real_chinese_and_japanese_copies_with_edited_characters_are_verified():
     """Real CJK texts with 3 % of their characters replaced and another navigation bar on
     top: their trigram overlap stays above the threshold (5-character shingles fell below),
-    and the navigation keeps their Levenshtein ratio under the grey zone's cutoff."""
+    and they are contained in the copy (the navigation keeps their Levenshtein ratio low)."""
     import gzip
     import json
     import re
@@ -193,4 +193,4 @@ def test_real_chinese_and_japanese_copies_with_edited_characters_are_verified():
         a, b = normalize_text(text), normalize_text(copy)
         verdict = verify(spec, features(spec, a), features(spec, b))
         assert verdict.score >= spec.threshold, (n, verdict)
-        assert verdict.measure == "overlap", verdict
+        assert verdict.measure == "contained", verdict  # framed by the navigation

@@ -223,7 +223,8 @@ def setting_option(name: str) -> Callable[[F], F]:
     type, range, help and the ``[default: ...]`` text all come from there."""
     spec = settings()[name]
     flag = spec.flag or "--" + name.replace("_", "-")
-    help_text = f"{spec.help} [default: {_default_text(default_of(name))}]"
+    default = spec.derived if spec.derived else _default_text(default_of(name))
+    help_text = f"{spec.help} [default: {default}]"
     kw: dict[str, Any] = {"default": None, "help": help_text}
     if spec.metavar:
         kw["metavar"] = spec.metavar

@@ -140,6 +140,7 @@ class Setting:
     metavar: str | None = None
     values: str | None = None
     wording: str | None = None  # the type in words, where the kind's is too vague
+    derived: str | None = None  # for a default of None: how the value is derived, in words
 
     #: What each kind must be, and how a message words it.
     KINDS: ClassVar[dict[str, tuple[tuple[type, ...], str]]] = {
@@ -281,9 +282,10 @@ class Config:
     similarity: str = setting(
         "overlap", "The shingle measure minhash computes first: overlap (shared shingles over "
         "the smaller page's) or jaccard.", "string", choices=SIMILARITIES)
-    lsh_threshold: float = setting(
-        0.3, "Jaccard level the minhash LSH bands find candidates at (lower finds more; "
-        "verification decides).", "number", low=0.0, high=1.0, low_open=True, high_open=True)
+    lsh_threshold: float | None = setting(
+        None, "Jaccard level the minhash LSH bands find candidates at (lower finds more; "
+        "verification decides).", "number", low=0.0, high=1.0, low_open=True, high_open=True,
+        derived="0.3 from threshold 0.9 up, lower under it (lsh_level_for)")
     chain_floor: float = setting(
         0.5, "A page joins a near group only if at least this similar to the group's "
         "canonical.", "number", low=0.0, high=1.0)
@@ -334,7 +336,7 @@ class Config:
             object.__setattr__(self, "columns", Columns.from_mapping(self.columns))
         for name, spec in settings().items():
             value = getattr(self, name)
-            if value is None and name == "embedder":
+            if value is None and (name == "embedder" or spec.derived):
                 continue
             _check_type(name, value, spec)
             if not spec.in_range(value):
@@ -366,6 +368,14 @@ class Config:
         return bool(self.detect_language) or bool(self.languages)
 
     @property
+    def lsh_level(self) -> float:
+        """The Jaccard level of the LSH bands: ``lsh_threshold``, or :func:`lsh_level_for`
+        the threshold when it is not given."""
+        if self.lsh_threshold is None:
+            return lsh_level_for(float(self.threshold))
+        return float(self.lsh_threshold)
+
+    @property
     def counts_segments(self) -> bool:
         """Whether phase 1 hashes segments (``count_segments``, or ``strip_segments``)."""
         return bool(self.count_segments) or bool(self.strip_segments)
@@ -379,7 +389,8 @@ class Config:
         """
         banding: dict[str, Any] = {"simhash_banding": 2} if self.method == "simhash" else {}
         # minhash "sketch" 2: the stored sketch is the page's band keys, not its signature
-        banding |= {"verification": 2, "sketch": 2} if self.method == "minhash" else {}
+        # minhash "verification" 3: the threshold is a Levenshtein ratio (sketch.verify)
+        banding |= {"verification": 3, "sketch": 2} if self.method == "minhash" else {}
         banding |= {"vectors": 1, "embedder": self.embedder} if self.method == "vectors" else {}
         if self.ignore_match != "segments":  # absent otherwise: earlier fingerprints stay valid
             banding |= {"ignore_match": self.ignore_match}
@@ -404,7 +415,7 @@ class Config:
             "seed": int(self.seed),
             "min_words": int(self.min_words),
             "similarity": self.similarity,
-            "lsh_threshold": float(self.lsh_threshold),
+            "lsh_threshold": self.lsh_level,
             "chain_floor": float(self.chain_floor),
             "language": LANGUAGE_VERSION if self.detects_language else LANGUAGE_COLUMN_VERSION,
             "languages": sorted(self.languages),
@@ -443,6 +454,10 @@ class Config:
                 continue  # a version of the old method's: said by --method
             if key == "count_segments" and "strip_segments" in switched:
                 continue  # stripping counts: said by --strip-segments
+            if key == "lsh_threshold" and self.lsh_threshold is None and (
+                stored.get("threshold") != new_params["threshold"]
+            ):
+                continue  # derived from the threshold: said by --threshold
             if key == "columns" and isinstance(old, Mapping) and isinstance(new, Mapping):
                 out += [
                     f"--column {k}: {old.get(k)!r} -> {v!r}" if k != "table"
@@ -539,10 +554,27 @@ class Config:
         return cls.from_mapping(data)
 
 
+def lsh_level_for(threshold: float) -> float:
+    """The Jaccard level the LSH bands are tuned to by default at ``threshold``: 0.3 from
+    0.9 up, 0.3 - 3 x (0.9 - threshold) under it, never under 0.1.
+
+    Copies made by scattered word edits keep few 5-word shingles: at a Levenshtein ratio of
+    0.87-0.92 a tenth of them has a Jaccard under 0.1, and bands tuned to 0.3 (37 x 3)
+    proposed 91 % of the pairs above 0.87 and 96 % of those above 0.92; 0.15 (51 x 2)
+    proposes 98 % and 100 % (``scripts/threshold_curve.py``). At 0.9 and above the 0.3 bands
+    propose what the threshold asks for, at half the candidates of 0.2 (28 x 2).
+
+    >>> lsh_level_for(0.9), lsh_level_for(0.85), lsh_level_for(0.5)
+    (0.3, 0.15, 0.1)
+    """
+    return round(max(0.1, min(0.3, 0.3 - 3 * (0.9 - float(threshold)))), 6)
+
+
 #: The shaping parameters that are versions of webdedup's own algorithms, in words.
 _INTERNAL = {
     "normalization": "how texts are normalized (a newer webdedup)",
-    "verification": "how minhash verifies a candidate (a newer webdedup)",
+    "verification": "how minhash verifies a candidate (a newer webdedup: the threshold is a "
+    "Levenshtein ratio)",
     "sketch": "how sketches are stored (a newer webdedup)",
     "simhash_banding": "how simhash bands are cut (a newer webdedup)",
     "vectors": "how vectors are made (a newer webdedup)",
@@ -571,7 +603,7 @@ def default_of(name: str) -> Any:
     """The default of configuration key ``name`` (the field's own).
 
     >>> default_of("threshold"), default_of("lsh_threshold")
-    (0.9, 0.3)
+    (0.9, None)
     """
     f = next(f for f in fields(Config) if f.name == name)
     return f.default_factory() if f.default_factory is not MISSING else f.default

@@ -89,7 +89,7 @@ def settings_reference() -> str:
         option = where[spec.option].format(flag=flag, name=name)
         rng = spec.range_text() or ""
         kind = spec.wording or {"list": "list of strings"}.get(spec.kind, spec.kind)
-        default = _default_text(default_of(name)).replace(",", ", ")
+        default = spec.derived or _default_text(default_of(name)).replace(",", ", ")
         help_text = spec.help.replace("|", "\\|")
         rows.append(
             f"| `{name}` | {kind} | `{default}` | {rng} | {option} | {help_text} |"

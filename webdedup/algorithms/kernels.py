@@ -22,6 +22,7 @@ import numpy as np
 
 __all__ = [
     "band_collisions",
+    "coverage",
     "fold_tail",
     "length_parts",
     "digest_parts",
@@ -29,9 +30,11 @@ __all__ = [
     "normalize_utf8",
     "shared_count",
     "shingle_hashes_utf8",
+    "span_density",
     "text_bytes",
     "token_crc32",
     "token_values",
+    "token_weights",
     "warm_up",
     "cache_indexes",
 ]
@@ -384,6 +387,197 @@ def _token_crc32(buf: np.ndarray, table: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True, nogil=True)
+def _weighted_tokens(buf: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_token_crc32` and, in the same order, the characters each token stands for:
+    its code points, plus one for the space after a token of a spaced script (what the
+    Levenshtein ratio counts of it)."""
+    n = buf.size
+    out = np.empty(n // 2 + 1, dtype=np.uint64)
+    weights = np.zeros(n // 2 + 1, dtype=np.int64)
+    count = 0
+    start = -1  # where the token being read began (-1: between tokens)
+    chars = 0  # its code points so far
+    i = 0
+    while i < n:
+        b = buf[i]
+        if b < 0x80:
+            if (9 <= b <= 13) or (28 <= b <= 32):
+                if start >= 0:
+                    out[count] = _crc32(buf, start, i, table)
+                    weights[count] = chars + 1
+                    count += 1
+                    start = -1
+            elif start < 0:
+                start, chars = i, 1
+            else:
+                chars += 1
+            i += 1
+            continue
+        cp, width = _decode(buf, i, n)
+        if _is_space(cp) or _is_unspaced(cp):
+            if start >= 0:
+                out[count] = _crc32(buf, start, i, table)
+                weights[count] = chars + (1 if _is_space(cp) else 0)
+                count += 1
+                start = -1
+            if not _is_space(cp):  # an unspaced character: a token alone
+                out[count] = np.uint64(_crc32(buf, i, i + width, table)) | _UNSPACED_BIT
+                weights[count] = 1
+                count += 1
+        elif start < 0:
+            start, chars = i, 1
+        else:
+            chars += 1
+        i += width
+    if start >= 0:
+        out[count] = _crc32(buf, start, n, table)
+        weights[count] = chars
+        count += 1
+    return out[:count], weights[:count]
+
+
+@nb.njit(cache=True, nogil=True)
+def _placed_shingles(words: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The shingles of :func:`_shingles` in text order with where they lie: (hashes, first
+    token, tokens)."""
+    n = words.size
+    short = min(size, UNSPACED_SHINGLE_SIZE)
+    hashes = np.empty(max(n, 1), dtype=np.uint64)
+    starts = np.empty(max(n, 1), dtype=np.int64)
+    lengths = np.empty(max(n, 1), dtype=np.int64)
+    m = 0
+    for i in range(n):
+        k = short if words[i] >= _UNSPACED_BIT else size
+        if i + k > n:
+            continue
+        acc = _INIT
+        for j in range(k):
+            acc = acc * _MULT + words[i + j]
+        acc ^= acc >> _S33
+        acc *= _FMIX_C1
+        acc ^= acc >> _S33
+        acc *= _FMIX_C2
+        acc ^= acc >> _S33
+        hashes[m], starts[m], lengths[m] = acc, i, k
+        m += 1
+    if m == 0 and n > 0:  # shorter than every shingle: one shingle of all the tokens
+        acc = _INIT
+        for j in range(n):
+            acc = acc * _MULT + words[j]
+        acc ^= acc >> _S33
+        acc *= _FMIX_C1
+        acc ^= acc >> _S33
+        acc *= _FMIX_C2
+        acc ^= acc >> _S33
+        hashes[0], starts[0], lengths[0] = acc, 0, n
+        m = 1
+    return hashes[:m], starts[:m], lengths[:m]
+
+
+@nb.njit(cache=True, nogil=True)
+def _covered(
+    hashes: np.ndarray,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    weights: np.ndarray,
+    other: np.ndarray,
+) -> tuple[int, int, int]:
+    """(covered, total, span) weights of a text whose placed shingles are matched, in text
+    order, against the other text's shingle hashes ``other`` **as a multiset** (a shingle
+    found k times there covers at most its first k occurrences here): a token is covered
+    when one of its shingles is matched; span: from the first covered token to the last."""
+    n = weights.size
+    total = 0
+    for i in range(n):
+        total += weights[i]
+    if n == 0 or other.size == 0:
+        return 0, total, 0
+    pool = np.sort(other)
+    # values and how many of each are left to match
+    values = np.empty(pool.size, dtype=np.uint64)
+    left = np.empty(pool.size, dtype=np.int64)
+    u = 0
+    for i in range(pool.size):
+        if u > 0 and values[u - 1] == pool[i]:
+            left[u - 1] += 1
+        else:
+            values[u] = pool[i]
+            left[u] = 1
+            u += 1
+    values, left = values[:u], left[:u]
+    depth = np.zeros(n + 1, dtype=np.int64)
+    for m in range(hashes.size):
+        at = np.searchsorted(values, hashes[m])
+        if at < u and values[at] == hashes[m] and left[at] > 0:
+            left[at] -= 1
+            depth[starts[m]] += 1
+            depth[starts[m] + lengths[m]] -= 1
+    covered = 0
+    first = -1
+    last = -1
+    running = 0
+    for i in range(n):
+        running += depth[i]
+        if running > 0:
+            covered += weights[i]
+            if first < 0:
+                first = i
+            last = i
+    if first < 0:
+        return 0, total, 0
+    span = 0
+    for i in range(first, last + 1):
+        span += weights[i]
+    return covered, total, span
+
+
+@nb.njit(cache=True, nogil=True)
+def _span_density(
+    buf: np.ndarray, other: np.ndarray, size: int, table: np.ndarray
+) -> tuple[int, int]:
+    """(covered, span) characters of a text by its shingles found in ``other`` (sorted
+    unique hashes, as a set): covered as in :func:`_covered`, span from the first covered
+    token to the last."""
+    words, weights = _weighted_tokens(buf, table)
+    hashes, starts, lengths = _placed_shingles(words, size)
+    n = words.size
+    depth = np.zeros(n + 1, dtype=np.int64)
+    for m in range(hashes.size):
+        at = np.searchsorted(other, hashes[m])
+        if at < other.size and other[at] == hashes[m]:
+            depth[starts[m]] += 1
+            depth[starts[m] + lengths[m]] -= 1
+    covered = 0
+    first = -1
+    last = -1
+    running = 0
+    for i in range(n):
+        running += depth[i]
+        if running > 0:
+            covered += weights[i]
+            if first < 0:
+                first = i
+            last = i
+    span = 0
+    for i in range(max(first, 0), last + 1):
+        span += weights[i]
+    return covered, span
+
+
+@nb.njit(cache=True, nogil=True)
+def _coverage(
+    buf_a: np.ndarray, buf_b: np.ndarray, size: int, table: np.ndarray
+) -> tuple[int, int, int, int, int, int]:
+    words_a, weights_a = _weighted_tokens(buf_a, table)
+    words_b, weights_b = _weighted_tokens(buf_b, table)
+    ha, sa, la = _placed_shingles(words_a, size)
+    hb, sb, lb = _placed_shingles(words_b, size)
+    ca, ta, pa = _covered(ha, sa, la, weights_a, hb)
+    cb, tb, pb = _covered(hb, sb, lb, weights_b, ha)
+    return ca, ta, pa, cb, tb, pb
+
+
+@nb.njit(cache=True, nogil=True)
 def _shingles(words: np.ndarray, size: int) -> np.ndarray:
     """Unsorted shingle hashes (repeats kept) of the token hashes ``words``.
 
@@ -540,6 +734,45 @@ def token_values(text: str) -> np.ndarray:
 def shingle_hashes_utf8(text: str | bytes, size: int) -> np.ndarray:
     """The unsorted shingle hashes of ``text``, repeats kept (see :mod:`.shingles`)."""
     return _shingles(_token_crc32(text_bytes(text), _TABLE), size)
+
+
+def token_weights(text: str | bytes) -> np.ndarray:
+    """The characters each token of ``text`` stands for (:func:`token_values`' order): its
+    code points, plus one for the space after a token of a spaced script.
+
+    >>> token_weights("ab  cd 東京").tolist()
+    [3, 3, 1, 1]
+    """
+    return _weighted_tokens(text_bytes(text), _TABLE)[1]
+
+
+def coverage(
+    a: str | bytes, b: str | bytes, size: int
+) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """How much of each of two texts their shared ``size``-shingles cover, in characters
+    (:func:`token_weights`): for ``a`` then ``b``, (covered, total, span). A token is
+    covered when one of its shingles is matched in the other text, the shingles of the two
+    texts matched as multisets in text order (a shingle that the other text holds twice
+    covers two of its occurrences, not three); span: from the first covered token to the last.
+
+    >>> coverage("x y a b c d e f z", "a b c d e f", 5)
+    ((12, 17, 12), (11, 11, 11))
+    """
+    out = _coverage(text_bytes(a), text_bytes(b), size, _TABLE)
+    return (int(out[0]), int(out[1]), int(out[2])), (int(out[3]), int(out[4]), int(out[5]))
+
+
+def span_density(text: str | bytes, other: np.ndarray, size: int) -> tuple[int, int]:
+    """(covered, span): the characters of ``text`` that its ``size``-shingles found in
+    ``other`` (sorted unique shingle hashes, a set) cover, and those from the first covered
+    token to the last (:func:`token_weights`).
+
+    >>> from webdedup.algorithms.shingles import shingle_hashes
+    >>> span_density("x y a b c d e f z", shingle_hashes("a b c d e f", 5), 5)
+    (12, 12)
+    """
+    covered, span = _span_density(text_bytes(text), other, size, _TABLE)
+    return int(covered), int(span)
 
 
 def minhash_signature(text: str | bytes, size: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -719,3 +952,5 @@ def warm_up() -> None:
     normalize_utf8("warm up \u00e9", table, np.zeros(1, dtype=np.int64))
     digest_parts(b"warm up", 2)
     shared_count(np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64))
+    coverage("warm up", "warm up", 2)
+    span_density("warm up", np.ones(1, dtype=np.uint64), 2)

@@ -329,12 +329,10 @@ def spooled_scores(
     ``spool``, any :class:`Records`), equal to it pair for pair, without vectorizing or
     shingling a text again: the word cosines of all the pairs in one sparse product, the
     shingle measure from the spooled hashes. ``texts_of(positions)`` gives the texts of the
-    pairs in the Levenshtein grey zone (:func:`~webdedup.algorithms.sketch.verify`), which
-    need them."""
+    pairs, which the verdict reads (:func:`~webdedup.algorithms.sketch.verify`)."""
     from dataclasses import replace
 
     from . import sketch
-    from .shingles import jaccard
 
     if len(a) == 0:
         return []
@@ -343,18 +341,11 @@ def spooled_scores(
     rows, hashes = spool.read(positions)
     at_a, at_b = where[: len(a)], where[len(a) :]
     cosines = np.asarray(rows[at_a].multiply(rows[at_b]).sum(axis=1)).ravel().clip(0.0, 1.0)
+    # the verdict weighs the texts' characters (sketch.verify): every pair's texts are read
+    texts = texts_of(sorted({int(p) for p in np.concatenate([a, b]).tolist()}))
     out: list[float] = []
-    grey: list[int] = []
     for k, (pa, pb) in enumerate(zip(at_a.tolist(), at_b.tolist(), strict=True)):
-        ha, hb = hashes[pa], hashes[pb]
-        shingle = sketch.overlap(ha, hb) if shingled.similarity == "overlap" else jaccard(ha, hb)
-        if sketch.GREY_FLOOR <= shingle < shingled.threshold:
-            grey.append(k)  # sketch.verify may look at the texts: it is given them below
-        out.append(shingle)
-    if grey:
-        texts = texts_of(sorted({int(p) for k in grey for p in (a[k], b[k])}))
-        for k in grey:
-            fa = sketch.features(shingled, texts[int(a[k])])
-            fb = sketch.features(shingled, texts[int(b[k])])
-            out[k] = sketch.verify(shingled, fa, fb).score
+        fa = (hashes[pa], texts[int(a[k])])
+        fb = (hashes[pb], texts[int(b[k])])
+        out.append(sketch.verify(shingled, fa, fb).score)
     return [round(max(float(c), float(v)), 6) for c, v in zip(cosines.tolist(), out, strict=True)]

@@ -113,8 +113,8 @@ def run_config(stored: dict[str, Any]) -> Config:
 def run_score(config: Config, text_a: str, text_b: str) -> dict[str, Any]:
     """The similarity the run computes for two normalized texts, and the measure that decided.
 
-    The same code path as phase 4: ``minhash`` verifies on shingles and, in its grey zone, on
-    the Levenshtein ratio (:func:`~webdedup.algorithms.sketch.verify`); ``simhash`` on the
+    The same code path as phase 4: ``minhash`` verifies on the Levenshtein ratio, the moved
+    ratio or containment (:func:`~webdedup.algorithms.sketch.verify`); ``simhash`` on the
     SimHashes; ``levenshtein`` on the Indel ratio of the first ``LEVENSHTEIN_MAX_CHARS``
     characters. ``score`` is rounded as the stored edge scores are.
 
@@ -492,7 +492,7 @@ def format_explanation(e: dict[str, Any]) -> str:
     elif r:
         decided = f"{r['measure']} {r['score']:.4f}"
         if r.get("shingle_score") is not None and r["measure"] != r.get("shingle_measure"):
-            decided += f" ({r['shingle_measure']} {r['shingle_score']:.4f} was in the grey zone)"
+            decided += f" (shingle {r['shingle_measure']} {r['shingle_score']:.4f})"
         verdict = "an edge" if r["edge"] else "no edge"
         lines.append(
             f"run's score: {decided}, threshold {r['threshold']} -> {verdict} "

@@ -235,9 +235,10 @@ def measures(params: dict[str, Any]) -> dict[str, str]:
         )
         size = params.get("shingle_size", 5)
         near = (
-            f"verified {shingle} of the {size}-word shingle sets (not the MinHash estimate); "
-            "where that fell in the grey zone [0.5, threshold) and the Levenshtein ratio "
-            "reached threshold + 0.05, that Levenshtein ratio"
+            "verified on the texts (not the MinHash estimate): their Levenshtein ratio, or "
+            "their moved ratio (paragraphs in another order cost nothing), or the share of "
+            f"the shorter found in one stretch of the longer (containment); the {shingle} "
+            f"of the {size}-word shingle sets decides the cheapest of these first"
         )
     return {
         "url": "1.0: same canonical URL (a re-crawl or a URL variant)",

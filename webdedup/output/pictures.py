@@ -208,10 +208,10 @@ def threshold_groups(conn: sqlite3.Connection, layout: Source) -> ThresholdGroup
         out.groups[level] = _count_groups(conn, layout, spec, order, page_of, edges)
     if config.method == "minhash":
         out.notes.append(
-            "minhash decides a pair whose shingle score lies in the grey zone below the "
-            "threshold on its Levenshtein ratio (at least threshold + 0.05), and stores the "
-            "score that decided at the run's threshold: the counts at the other thresholds "
-            "take those stored scores as they are, so they are close, not exact"
+            "minhash stores the score that decided a pair at the run's threshold (its "
+            "Levenshtein ratio, moved ratio or containment, whichever reached it first): the "
+            "counts at the other thresholds take those stored scores as they are, so they "
+            "are close, not exact"
         )
     else:
         out.notes.append(

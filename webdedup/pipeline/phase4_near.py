@@ -5,9 +5,9 @@ while the text is in hand (``phase1_prepare.prepare_batch``). The nodes of phase
 texts of the exact groups (``sql/near_nodes.sql``). Candidates are pairs of nodes of different
 groups that share a band key (found by sorting the band keys of their sketches in memory:
 :func:`~webdedup.algorithms.bands.candidate_pairs`); each candidate is **verified**
-before it becomes an edge: the overlap coefficient (or Jaccard) of the true shingle sets for
-``minhash`` (in its grey zone, the Levenshtein ratio: :func:`~webdedup.algorithms.sketch.verify`),
-the SimHash similarity for ``simhash``. The ``levenshtein`` method compares each
+before it becomes an edge: for ``minhash`` the Levenshtein ratio, moved ratio or containment
+of the two texts (:func:`~webdedup.algorithms.sketch.verify`), the SimHash similarity for
+``simhash``. The ``levenshtein`` method compares each
 node with the next ``distance`` ones in canonical-URL order instead. Edges are lifted to the
 exact groups and clustered by :func:`~webdedup.algorithms.cluster.group_near` (stars, no chaining).
 

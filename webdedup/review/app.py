@@ -673,6 +673,8 @@ def _title(row: dict[str, Any]) -> str:
 
 
 def _short_measure(text: str) -> str:
+    if text.startswith("verified on the texts"):
+        return "verified text similarity (Levenshtein, moved or contained)"
     if text.startswith("verified overlap"):
         return "verified word-shingle overlap"
     if text.startswith("verified Jaccard"):
