@@ -271,6 +271,14 @@ def cli() -> None:
     "verification (minhash, simhash). [default: keep]",
 )
 @click.option(
+    "--own-content/--whole-text",
+    "own_content",
+    default=None,
+    help="Decide near-duplicates on each page's own text: without the lines on "
+    "--segment-min-pages of its host's distinct texts (navigation, footers, banners); a page "
+    "with fewer than --min-words words of its own is 'thin'. [default: own content]",
+)
+@click.option(
     "--count-segments/--no-count-segments",
     "count_segments",
     default=None,

@@ -25,6 +25,7 @@ from typing import Any
 from .algorithms import language
 from .algorithms.election import DEFAULT_ELECTION, validate_election
 from .algorithms.minhash import MAX_NUM_PERM
+from .algorithms.own import OWN_VERSION
 from .algorithms.segments import SEGMENTS_VERSION
 from .algorithms.text import NORMALIZATION_VERSION
 from .algorithms.urls import IgnoreRules
@@ -111,6 +112,7 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "languages": ((list, tuple), "a list of language codes"),
     "detect_language": ((bool,), "true or false"),
     "strip_segments": ((bool,), "true or false"),
+    "own_content": ((bool,), "true or false"),
     "count_segments": ((bool,), "true or false"),
     "segment_min_pages": ((int,), "an integer"),
     "columns": ((Columns,), "a [columns] table"),
@@ -185,6 +187,10 @@ class Config:
     on ``segment_min_pages`` of its pages or more: navigation, footers, banners) out of
     shingling and verification (:mod:`~webdedup.algorithms.segments`; README, "Repeated
     segments").
+    ``own_content`` (on by default; ``minhash``, ``simhash``, ``levenshtein``): near-duplicate
+    decisions compare each page's own text, without the lines on ``segment_min_pages`` of the
+    distinct texts of its host or more; a page with fewer than ``min_words`` words of its own
+    is ``thin`` (:mod:`~webdedup.algorithms.own`; README, "Own content and thin pages").
     """
 
     method: str = "minhash"
@@ -208,6 +214,7 @@ class Config:
     languages: tuple[str, ...] = ()
     detect_language: bool = False
     strip_segments: bool = False
+    own_content: bool = True
     count_segments: bool = False
     segment_min_pages: int = 3
     columns: Columns = field(default_factory=Columns)
@@ -304,6 +311,8 @@ class Config:
         banding |= {"vectors": 1, "embedder": self.embedder} if self.method == "vectors" else {}
         if self.counts_segments:  # absent otherwise: earlier fingerprints stay valid
             banding |= {"count_segments": SEGMENTS_VERSION}
+        if self.own_content and self.method != "vectors":  # absent otherwise, as segments
+            banding |= {"own_content": OWN_VERSION, "own_min_texts": int(self.segment_min_pages)}
         if self.strip_segments:
             banding |= {
                 "strip_segments": SEGMENTS_VERSION,
