@@ -5,9 +5,9 @@ same lines on many pages of one host. A page's **own text** is its text without 
 lines: the lines (whitespace collapsed, any length) that ``min_pages`` pages of the host
 (distinct URLs; ``segment_min_pages``, 3 by default: a line on two pages is as often a
 paragraph copied between two pages as a template) carry, in two of its texts or more (one
-text under several URLs is one page copied, not a template). Near-duplicate decisions compare own texts, so two
-pages of one site are not near-duplicates because they share the site's chrome, and a page
-framed by another site's chrome is compared by its story.
+text under several URLs is one page copied, not a template). Near-duplicate decisions
+compare own texts, so two pages of one site are not near-duplicates because they share the
+site's chrome, and a page framed by another site's chrome is compared by its story.
 
 A page whose own text is shorter than ``min_words`` words (the length below which no page
 is compared at all) has no content of its own to judge: it is **thin**

@@ -25,7 +25,7 @@ from ..algorithms.own import host_line_counts, host_lines, own_text, thin_reason
 from ..algorithms.text import digest_text
 from ..config import Config
 from ..store import sql
-from ..store.pages import PageInput, fetch_pages, page_text
+from ..store.pages import PageInput, fetch_pages, page_digest, page_text
 from .context import PhaseResult, RunContext
 
 #: Pages read from the table at a time while a host's lines are counted.
@@ -125,3 +125,31 @@ def own_pages(ctx: RunContext, pages: dict[int, PageInput]) -> dict[int, PageInp
     return {
         pid: replace(p, text=own[pid], html=None) if pid in own else p for pid, p in pages.items()
     }
+
+
+def own_sketches(ctx: RunContext, ids: Iterable[int]) -> dict[int, str]:
+    """The normalized (sketch-capped) own texts of those of the pages that have one."""
+    return {
+        pid: page_digest(PageInput(pid, None, text)).sketch
+        for pid, text in own_texts(ctx, ids).items()
+    }
+
+
+def own_lengths(ctx: RunContext, ids: Iterable[int]) -> dict[int, int]:
+    """The normalized lengths (characters) of the own texts of those of the pages that have
+    one (what the ``levenshtein`` window's length filter compares)."""
+    return {pid: page_digest(PageInput(pid, None, t)).n_chars
+            for pid, t in own_texts(ctx, ids).items()}
+
+
+def host_changed(ctx: RunContext) -> set[int]:
+    """An incremental run's prepared pages on the hosts of its changed pages: their own texts
+    may have changed with their hosts' lines."""
+    if not enabled(ctx.config):
+        return set()
+    return {r[0] for r in ctx.conn.execute(
+        "SELECT id FROM temp.run_prepared WHERE host IN ("
+        "SELECT host FROM temp.run_prepared WHERE id IN (SELECT id FROM temp.run_changed) "
+        "UNION SELECT host FROM main._webdedup_prepared "
+        "WHERE id IN (SELECT id FROM temp.run_changed))"
+    )}

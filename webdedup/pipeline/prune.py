@@ -74,7 +74,8 @@ def prune(conn: sqlite3.Connection, table: str) -> int:
             if c not in have:
                 conn.execute(f"ALTER TABLE {quote(PRUNED_TABLE)} ADD COLUMN {quote(c)}")
     col_list = ", ".join(quote(c) for c in cols)
-    where = "is_canonical = 0"
+    # a thin page is its own canonical; "IS NOT" keeps one even if that ever changed
+    where = "is_canonical = 0 AND dup_kind IS NOT 'thin'"
     rowid = quote(rowid_alias(conn, table))
     conn.execute(
         f"INSERT INTO {quote(PRUNED_TABLE)} (_rowid, _pruned_at, {col_list}) "

@@ -24,7 +24,16 @@ from ..errors import ConfigError, InputError, WebdedupError
 from ..output.html_review import CSS, MAX_MEMBERS, _e, _link, _words, inline_diff, measures
 from ..output.pictures import pictures_html
 from ..output.source import KINDS, Source, counts, last_run, read_layout
-from ..store import connect, migrate, quote, run_script, sql, table_columns, transaction
+from ..store import (
+    connect,
+    migrate,
+    quote,
+    run_script,
+    sql,
+    table_columns,
+    table_exists,
+    transaction,
+)
 from ..store.counts import groups_subquery
 from ..store.pages import as_text
 from ..store.verdicts import Verdict, add_verdict, read_verdicts, withdraw_verdict
@@ -249,6 +258,8 @@ class ReviewApp:
                     return self._html(self._index(Filters.from_query(query)))
                 if method == "GET" and path.startswith("/group/"):
                     return self._group_page(path.removeprefix("/group/"))
+                if method == "GET" and path == "/thin":
+                    return self._html(self._thin_page())
                 if method == "GET" and path == "/health":
                     return Response(200, b"ok\n", "text/plain; charset=utf-8")
                 if method == "POST" and path in ("/verdict", "/verdict/withdraw"):
@@ -320,7 +331,9 @@ class ReviewApp:
             f'<p class="summary">{total["pages"]:,} pages, {total["duplicate_groups"]:,} groups '
             f"with duplicates ({total['url_duplicates']:,} URL, "
             f"{total['exact_duplicates']:,} exact, {total['near_duplicates']:,} near "
-            f"duplicates). Last run: {_e(run.get('mode'))} {_e(params.get('method'))}, "
+            f"duplicates); <a href=\"/thin\">{total.get('thin', 0):,} thin pages</a> (no "
+            "content of their own: never near-duplicates, never pruned). "
+            f"Last run: {_e(run.get('mode'))} {_e(params.get('method'))}, "
             f"threshold {_e(params.get('threshold'))}, finished "
             f"{_e(run.get('finished_at'))}. {len(verdicts):,} reviewer verdicts.</p>",
             _legend(params),
@@ -338,6 +351,34 @@ class ReviewApp:
             "</main></body></html>\n",
         ]
         return "\n".join(out)
+
+    def _thin_page(self) -> str:
+        """The thin pages, each with why it is thin (its own text against min_words)."""
+        conn, source = self._refresh()
+        conn.execute("BEGIN")
+        try:
+            rows = (
+                conn.execute(source.sql("thin_pages")).fetchall()
+                if table_exists(conn, "_webdedup_thin")
+                else []
+            )
+        finally:
+            conn.execute("COMMIT")
+        items = "".join(
+            f"<tr><td>{int(pid)}</td><td>{_e(url)}</td><td>{_e(title or '')}</td>"
+            f"<td>{_e(reason)}</td></tr>"
+            for pid, url, title, reason in rows
+        )
+        return (
+            _page_head(f"webdedup review — thin pages — {self.db.name}")
+            + f"<main><h1>{len(rows):,} thin pages</h1><p>Pages whose text is almost all "
+            "lines their host repeats on many pages (navigation, footers, log-in boxes): too "
+            "little content of their own to be a duplicate of another page by content. Each "
+            'is its own canonical and is never pruned. <a href="/">back to the groups</a></p>'
+            "<table><tr><th>id</th><th>url</th><th>title</th><th>why</th></tr>"
+            + items
+            + "</table></main></body></html>\n"
+        )
 
     def _group_page(self, ref: str) -> Response:
         if not ref.isdigit():
