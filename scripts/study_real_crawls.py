@@ -18,6 +18,7 @@ normalized, is under 0.5. The target is no such pair anywhere.
 
     python scripts/study_real_crawls.py [--methods minhash,simhash,levenshtein]
         [--thresholds 0.8,0.85,0.9,0.95] [--corpora warc,aeb,aed] [--groups] [--json]
+        [--db-flags=--whole-text]
 """
 
 from __future__ import annotations
@@ -90,12 +91,12 @@ def own_texts(conn: sqlite3.Connection) -> dict[int, str]:
     return out
 
 
-def study(db: Path, method: str, threshold: float, tmp: Path) -> dict:
+def study(db: Path, method: str, threshold: float, tmp: Path, flags: list[str]) -> dict:
     copy = tmp / "run.sqlite"
     shutil.copy(db, copy)
     proc = subprocess.run(
         [sys.executable, "-m", "webdedup.cli", "db", str(copy), "--full", "--quiet",
-         "--method", method, "--threshold", str(threshold)],
+         "--method", method, "--threshold", str(threshold), *flags],
         capture_output=True, text=True, check=False,
     )
     if proc.returncode:
@@ -140,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--methods", default="minhash,simhash,levenshtein")
     ap.add_argument("--thresholds", default="0.8,0.85,0.9,0.95")
     ap.add_argument("--groups", action="store_true", help="print every near group's URLs")
+    ap.add_argument("--db-flags", default="", help="more options of webdedup db, e.g. "
+                    "'--whole-text' (decide on whole texts, as before own content)")
     ap.add_argument("--json", action="store_true", help="the whole result as JSON")
     args = ap.parse_args(argv)
     inputs = corpus_inputs(args.data)
@@ -149,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             db = ingested(args.cache, name, inputs[name])
             for method in args.methods.split(","):
                 for t in (float(x) for x in args.thresholds.split(",")):
-                    r = study(db, method, t, Path(tmp))
+                    r = study(db, method, t, Path(tmp), args.db_flags.split())
                     r |= {"corpus": name, "method": method, "threshold": t}
                     results.append(r)
                     if not args.json:
