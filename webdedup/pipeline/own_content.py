@@ -17,6 +17,7 @@ incremental run gives what a full run gives.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from itertools import groupby
@@ -25,6 +26,7 @@ from ..algorithms.own import host_line_counts, host_lines, own_text, thin_reason
 from ..algorithms.text import digest_text
 from ..config import Config
 from ..store import sql
+from ..store.layout import Layout
 from ..store.pages import PageInput, fetch_pages, page_digest, page_text
 from .context import PhaseResult, RunContext
 
@@ -153,3 +155,37 @@ def host_changed(ctx: RunContext) -> set[int]:
         "UNION SELECT host FROM main._webdedup_prepared "
         "WHERE id IN (SELECT id FROM temp.run_changed))"
     )}
+
+
+def stored_own_text(
+    conn: sqlite3.Connection, layout: Layout, config: Config, page_id: int
+) -> str | None:
+    """A page's own text as the last run cut it, from the stored state (``explain``): its
+    text without its host's lines; ``None`` when the run compared its whole text."""
+    if not enabled(config):
+        return None
+    row = conn.execute(
+        "SELECT host FROM _webdedup_prepared WHERE id = ? AND ignored IS NULL", (page_id,)
+    ).fetchone()
+    if row is None or row[0] is None:
+        return None
+    texts = conn.execute(
+        "SELECT content_hash, min(id), count(DISTINCT url_key) FROM _webdedup_prepared "
+        "WHERE host = ? AND ignored IS NULL GROUP BY content_hash ORDER BY content_hash",
+        (row[0],),
+    ).fetchall()
+    (urls,) = conn.execute(
+        "SELECT count(DISTINCT url_key) FROM _webdedup_prepared "
+        "WHERE host = ? AND ignored IS NULL",
+        (row[0],),
+    ).fetchone()
+    if urls < int(config.segment_min_pages) or len(texts) < 2:
+        return None
+    pages = fetch_pages(conn, layout, [pid for _, pid, _ in texts] + [page_id])
+    counts = host_line_counts(
+        (page_text(pages[pid]) if pid in pages else None, n) for _, pid, n in texts
+    )
+    lines = host_lines(counts, int(config.segment_min_pages))
+    text = page_text(pages[page_id]) if page_id in pages else None
+    kept = own_text(text, lines)
+    return None if kept == (text or "") else kept
