@@ -2,7 +2,7 @@
 
 Navigation, footers, cookie banners and log-in boxes that survive text extraction are the
 same lines on many pages of one host. A page's **own text** is its text without its host's
-lines: the lines (whitespace collapsed, any length) that ``min_pages`` pages of the host
+lines: the lines (stripped, any length) that ``min_pages`` pages of the host
 (distinct URLs; ``segment_min_pages``, 3 by default: a line on two pages is as often a
 paragraph copied between two pages as a template) carry, in two of its texts or more (one
 text under several URLs is one page copied, not a template). Near-duplicate decisions
@@ -26,46 +26,124 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
 
 #: Version of how own texts are cut (part of the configuration's fingerprint).
-OWN_VERSION = 1
+OWN_VERSION = 2
 
 
 def line_key(line: str) -> str:
-    """A line as the host's lines are counted: stripped, whitespace runs one space.
+    """A line as the host's lines are counted: stripped. A site's template is the same
+    characters on each of its pages, so nothing else is normalized (as segments are not).
 
-    >>> line_key("  Privacy\\tpolicy   ")
+    >>> line_key("  Privacy policy   ")
     'Privacy policy'
     """
-    return " ".join(line.split())
+    return line.strip()
 
 
-LineCounts = tuple[Counter[str], Counter[str]]
+#: Two texts whose shared lines hold less than this share of the characters of their lines
+#: (weighted Jaccard of their line sets) are different pages. Copies of one text (an edit, a
+#: truncation, another frame, paragraphs reordered) share most of their lines; pages of one
+#: template around different stories share only the template.
+APART = 0.5
+#: The texts carrying a line that are compared pairwise to find two apart (bounds the cost).
+APART_CHECKS = 64
+
+
+@dataclass
+class LineCounts:
+    """A host's lines: the pages (URLs) carrying each, and which of its texts do."""
+
+    pages: Counter[str] = field(default_factory=Counter)
+    texts: Counter[str] = field(default_factory=Counter)
+    lines: list[frozenset[str]] = field(default_factory=list)  #: each text's lines
+    urls: list[int] = field(default_factory=list)  #: each text's pages (URLs)
 
 
 def host_line_counts(texts: Iterable[tuple[str | None, int]]) -> LineCounts:
-    """For each line of a host's distinct texts, given with how many of its pages (URLs)
-    carry each: the pages that carry it, and the texts.
+    """The lines of a host's distinct texts, each text given with how many of its pages
+    (URLs) carry it.
 
-    >>> pages, texts = host_line_counts([("a\\nb", 3), ("a", 1)])
-    >>> pages["a"], texts["a"], pages["b"], texts["b"]
+    >>> c = host_line_counts([("a\\nb", 3), ("a", 1)])
+    >>> c.pages["a"], c.texts["a"], c.pages["b"], c.texts["b"]
     (4, 2, 3, 1)
     """
-    pages: Counter[str] = Counter()
-    distinct: Counter[str] = Counter()
+    counts = LineCounts()
     for text, n in texts:
-        if text:
-            keys = {line_key(raw) for raw in text.splitlines()} - {""}
-            distinct.update(keys)
+        keys = set(map(str.strip, text.splitlines())) if text else set()
+        keys.discard("")
+        counts.lines.append(frozenset(keys))
+        counts.urls.append(n)
+        counts.texts.update(keys)
+        if n == 1:
+            counts.pages.update(keys)
+        else:
             for k in keys:
-                pages[k] += n
-    return pages, distinct
+                counts.pages[k] += n
+    return counts
+
+
+def apart(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two texts (their lines) share less than :data:`APART` of their lines'
+    characters.
+
+    >>> apart(frozenset({"nav", "story one"}), frozenset({"nav", "story two"}))
+    True
+    >>> apart(frozenset({"p1" * 9, "p2" * 9, "p3" * 9}), frozenset({"p1" * 9, "p2" * 9}))
+    False
+    """
+    shared = sum(map(len, a & b))
+    union = sum(map(len, a)) + sum(map(len, b)) - shared
+    return union > 0 and shared < APART * union
 
 
 def host_lines(counts: LineCounts, min_pages: int) -> frozenset[str]:
-    """The host's lines: those on ``min_pages`` of its pages or more, in two texts or more."""
-    pages, texts = counts
-    return frozenset(k for k, n in pages.items() if n >= min_pages and texts[k] >= 2)
+    """The host's lines: those on ``min_pages`` of its pages (URLs) or more, in two of its
+    texts or more, that are **template**, not a copied text: among the texts carrying one
+    there are two :func:`apart` (pages of one template around different content), or one
+    text alone is on ``min_pages`` URLs (a page of navigation only, under many URLs).
+
+    Lines that only copies of one text share (an original and its edited, truncated or
+    reframed copies on one host) are not the host's: they are the text itself.
+
+    >>> nav = "Home | News | Log in"
+    >>> stories = host_line_counts([(f"{nav}\\nstory {i} " + "w " * 9, 1) for i in range(3)])
+    >>> sorted(host_lines(stories, 3))
+    ['Home | News | Log in']
+    >>> copies = host_line_counts([("para one\\npara two\\npara three", 1),
+    ...     ("para one\\npara two\\npara 3", 1), ("para one\\npara two", 1)])
+    >>> sorted(host_lines(copies, 3))
+    []
+    """
+    maybe = {k for k, n in counts.pages.items() if n >= min_pages and counts.texts[k] >= 2}
+    if not maybe:
+        return frozenset()
+    carriers: dict[str, list[int]] = {}
+    for i, keys in enumerate(counts.lines):
+        for k in keys & maybe:
+            carriers.setdefault(k, []).append(i)
+    out = []
+    known: dict[tuple[int, int], bool] = {}  # pairs of texts: many lines share carriers
+    for k in sorted(maybe):
+        texts = carriers[k]
+        if max(counts.urls[i] for i in texts) >= min_pages or _any_apart(counts, texts, known):
+            out.append(k)
+    return frozenset(out)
+
+
+def _any_apart(
+    counts: LineCounts, carriers: list[int], known: dict[tuple[int, int], bool]
+) -> bool:
+    some = carriers[:APART_CHECKS]
+    for x, i in enumerate(some):
+        for j in some[x + 1 :]:
+            found = known.get((i, j))
+            if found is None:
+                found = known[(i, j)] = apart(counts.lines[i], counts.lines[j])
+            if found:
+                return True
+    return False
 
 
 def own_text(text: str | None, lines: Collection[str]) -> str:
@@ -78,7 +156,7 @@ def own_text(text: str | None, lines: Collection[str]) -> str:
         return ""
     if not lines:
         return text
-    return "\n".join(raw for raw in text.splitlines() if line_key(raw) not in lines)
+    return "\n".join(raw for raw in text.splitlines() if raw.strip() not in lines)
 
 
 def thin_reason(own_words: int, words: int, min_words: int) -> str | None:

@@ -32,6 +32,9 @@ from .context import PhaseResult, RunContext
 
 #: Pages read from the table at a time while a host's lines are counted.
 READ_CHUNK = 500
+#: A host's texts kept in memory between counting its lines and cutting own texts (more are
+#: read twice).
+KEEP_TEXTS = 2000
 
 
 @dataclass(frozen=True)
@@ -57,43 +60,54 @@ def run(ctx: RunContext) -> OwnResult:
     name = "own_hosts_incremental" if ctx.incremental else "own_hosts_full"
     rows = conn.execute(sql(name), {"min_pages": int(config.segment_min_pages)}).fetchall()
     nodes: dict[tuple[str, str], list[int]] = {}
-    for pid, host, chash in conn.execute(
-        "SELECT n.id, p.host, p.content_hash FROM temp.run_near_nodes AS n "
+    words: dict[tuple[str, str], int] = {}
+    for pid, host, chash, n_words in conn.execute(
+        "SELECT n.id, p.host, p.content_hash, p.word_count FROM temp.run_near_nodes AS n "
         "JOIN temp.run_prepared AS p ON p.id = n.id WHERE p.host IS NOT NULL"
     ):
         nodes.setdefault((host, chash), []).append(pid)
+        words[(host, chash)] = int(n_words)
     hosts = own = thin = 0
+    thin_rows: list[tuple[str, str, str]] = []
+    own_rows: list[tuple[int, str]] = []
     for host, group in groupby(rows, key=lambda r: r[0]):
         texts = [(chash, pid, n) for _, chash, pid, n in group]
         hosts += 1
-        read = _texts(ctx, [pid for _, pid, _ in texts])
-        counts = host_line_counts(zip(read, (n for _, _, n in texts), strict=True))
+        keep = len(texts) <= KEEP_TEXTS  # else read again: bounded memory on a huge host
+        read = list(_texts(ctx, [pid for _, pid, _ in texts])) if keep else None
+        counts = host_line_counts(
+            zip(read or _texts(ctx, [pid for _, pid, _ in texts]), (n for _, _, n in texts),
+                strict=True)
+        )
         lines = host_lines(counts, int(config.segment_min_pages))
         if not lines:
             continue
-        mine = [(chash, pid) for chash, pid, _ in texts if (host, chash) in nodes]
-        for (chash, _), text in zip(mine, _texts(ctx, [pid for _, pid in mine]), strict=True):
+        mine = [(i, chash, pid) for i, (chash, pid, _) in enumerate(texts)
+                if (host, chash) in nodes]
+        again = [] if read is not None else _texts(ctx, [pid for _, _, pid in mine])
+        for (i, chash, _), text in zip(
+            mine, (read[i] for i, _, _ in mine) if read is not None else again, strict=True
+        ):
+            if counts.lines[i].isdisjoint(lines):
+                continue  # none of the host's lines: compared whole
             kept = own_text(text, lines)
-            if kept == text:
-                continue
             digest = digest_text(kept)
-            reason = thin_reason(digest.n_words, digest_text(text).n_words, config.min_words)
+            reason = thin_reason(digest.n_words, words[(host, chash)], config.min_words)
             if reason is not None:
                 thin += 1
-                conn.execute(
-                    "INSERT INTO temp.run_thin_texts (host, content_hash, reason) VALUES (?, ?, ?)",
-                    (host, chash, reason),
-                )
-                conn.executemany(
-                    "DELETE FROM temp.run_near_nodes WHERE id = ?",
-                    [(i,) for i in nodes[(host, chash)]],
-                )
+                thin_rows.append((host, chash, reason))
             else:
                 own += len(nodes[(host, chash)])
-                conn.executemany(
-                    "INSERT INTO temp.run_own (id, text) VALUES (?, ?)",
-                    [(i, kept) for i in nodes[(host, chash)]],
-                )
+                own_rows += [(i, kept) for i in nodes[(host, chash)]]
+    conn.executemany(
+        "INSERT INTO temp.run_thin_texts (host, content_hash, reason) VALUES (?, ?, ?)",
+        thin_rows,
+    )
+    conn.executemany(
+        "DELETE FROM temp.run_near_nodes WHERE id = ?",
+        [(i,) for host, chash, _ in thin_rows for i in nodes[(host, chash)]],
+    )
+    conn.executemany("INSERT INTO temp.run_own (id, text) VALUES (?, ?)", own_rows)
     return OwnResult(hosts=hosts, own=own, thin=thin)
 
 
