@@ -17,7 +17,12 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, SHARED_DATA, annotations
-from test_incremental import full_twin, state
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_incremental import check_runs_equal_a_full_run, full_twin, state
+from test_segments import _op as _seg_op
+from test_segments import _page as _seg_page
+from test_segments import seg_page
 
 from webdedup import Deduplicator
 from webdedup.ingest import ingest
@@ -158,3 +163,16 @@ def test_an_incremental_run_over_half_the_crawl_equals_a_full_run(crawl, tmp_pat
     assert d.run_on_db(str(path)).mode == "incremental"
     assert annotations(path) == full_twin(path, tmp_path, "minhash", threshold=0.8)
     assert state(path) == state(tmp_path / "twin-minhash.sqlite")
+
+
+@pytest.mark.parametrize("method", ["minhash", "simhash", "levenshtein"])
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(first=st.lists(_seg_page, min_size=1, max_size=8), ops=st.lists(_seg_op, min_size=1,
+                                                                      max_size=5))
+def test_incremental_runs_with_own_content_equal_a_full_run(tmp_path_factory, method, first, ops):
+    # templates around real articles on two hosts (test_segments.seg_page): pages arrive,
+    # change and leave, so their hosts' lines, own texts and thin pages move
+    tmp = tmp_path_factory.mktemp("own")
+    check_runs_equal_a_full_run(tmp, seg_page, first, ops, method, min_words=20)
