@@ -9,12 +9,15 @@ text is all navigation are ``thin``.
 
 from __future__ import annotations
 
+import html
 import importlib.util
+import json
 import shutil
 import sqlite3
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 from conftest import ROOT, SHARED_DATA, annotations
 from hypothesis import HealthCheck, given, settings
@@ -26,6 +29,11 @@ from test_segments import seg_page
 
 from webdedup import Deduplicator
 from webdedup.ingest import ingest
+from webdedup.output.json_report import write_report
+from webdedup.output.stats import collect_stats, format_stats
+from webdedup.review.app import ReviewApp
+
+SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
 
 WARC = SHARED_DATA / "warc" / "aut-2008-crawl.warc.gz"
 #: The archive.org pages that extract to the site's navigation and nothing else (the same
@@ -118,6 +126,32 @@ def test_navigation_only_pages_are_thin_with_a_reason_and_survive_prune(crawl, t
     assert "min_words 50" in reasons[jobs]
     # byte-identical thin texts are not exact duplicates either: each page is its own
     assert len({pages[u][1] for u in NAVIGATION_ONLY}) == len(NAVIGATION_ONLY)
+
+
+def test_stats_the_report_and_the_review_app_show_the_thin_pages(crawl, tmp_path):
+    path = _copy(crawl, tmp_path)
+    Deduplicator(threshold=0.8).run_on_db(str(path))
+    with sqlite3.connect(path) as conn:
+        thin = dict(conn.execute("SELECT id, reason FROM _webdedup_thin"))
+        kinds = conn.execute("SELECT count(*) FROM pages WHERE dup_kind = 'thin'").fetchone()
+    assert len(thin) == kinds[0] > 0
+    stats = collect_stats(path)
+    assert stats.counts.thin == len(thin)
+    assert f"{'thin':<18} {len(thin):>10,}" in format_stats(stats)
+    report = tmp_path / "report.json"
+    write_report(path, report)
+    data = json.loads(report.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(SCHEMA).validate(data)
+    assert {p["id"]: p["reason"] for p in data["thin_pages"]} == thin
+    assert data["meta"]["counts"]["thin"] == len(thin)
+    app = ReviewApp(path)
+    try:
+        front = app.handle("GET", "/", {}, {}).body.decode()
+        page = app.handle("GET", "/thin", {}, {}).body.decode()
+    finally:
+        app.close()
+    assert f'<a href="/thin">{len(thin):,} thin pages</a>' in front
+    assert all(html.escape(reason) in page for reason in thin.values())
 
 
 def test_the_press_release_framed_by_another_sites_chrome_is_still_found(crawl, tmp_path):
