@@ -274,9 +274,10 @@ def cli() -> None:
     "--own-content/--whole-text",
     "own_content",
     default=None,
-    help="Decide near-duplicates on each page's own text: without the lines on "
-    "--segment-min-pages of its host's distinct texts (navigation, footers, banners); a page "
-    "with fewer than --min-words words of its own is 'thin'. [default: own content]",
+    help="Decide near-duplicates on each page's own text: without its host's template lines "
+    "(on --segment-min-pages of its pages, in texts that differ: navigation, footers, "
+    "banners); a page with fewer than --min-words words of its own is 'thin'. "
+    "[default: own content]",
 )
 @click.option(
     "--count-segments/--no-count-segments",

@@ -188,9 +188,9 @@ class Config:
     shingling and verification (:mod:`~webdedup.algorithms.segments`; README, "Repeated
     segments").
     ``own_content`` (on by default; ``minhash``, ``simhash``, ``levenshtein``): near-duplicate
-    decisions compare each page's own text, without the lines on ``segment_min_pages`` of the
-    distinct texts of its host or more; a page with fewer than ``min_words`` words of its own
-    is ``thin`` (:mod:`~webdedup.algorithms.own`; README, "Own content and thin pages").
+    decisions compare each page's own text, without its host's template lines (on
+    ``segment_min_pages`` of its pages or more, in texts that differ); a page with fewer than
+    ``min_words`` words of its own is ``thin`` (:mod:`~webdedup.algorithms.own`; README, "Own content and thin pages").
     """
 
     method: str = "minhash"
