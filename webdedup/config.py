@@ -190,7 +190,8 @@ class Config:
     ``own_content`` (on by default; ``minhash``, ``simhash``, ``levenshtein``): near-duplicate
     decisions compare each page's own text, without its host's template lines (on
     ``segment_min_pages`` of its pages or more, in texts that differ); a page with fewer than
-    ``min_words`` words of its own is ``thin`` (:mod:`~webdedup.algorithms.own`; README, "Own content and thin pages").
+    ``min_words`` words of its own is ``thin`` (:mod:`~webdedup.algorithms.own`; README,
+    "Own content and thin pages").
     """
 
     method: str = "minhash"
