@@ -217,8 +217,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --run: leave repeated segments out (README, 'Repeated segments')")
     ap.add_argument("--segment-min-pages", type=int, default=None, metavar="N",
                     help="with --strip-segments: a line on N pages of its host is repeated")
+    ap.add_argument("--whole-text", action="store_true",
+                    help="with --run: decide on whole texts, not own content (README, 'Own "
+                    "content and thin pages')")
+    ap.add_argument("--threshold", type=float, default=None, help="with --run: the threshold")
     args = ap.parse_args(argv)
-    options = {"strip_segments": True} if args.strip_segments else {}
+    options: dict = {"strip_segments": True} if args.strip_segments else {}
+    if args.whole_text:
+        options["own_content"] = False
+    if args.threshold is not None:
+        options["threshold"] = args.threshold
     if args.segment_min_pages is not None:
         options["segment_min_pages"] = args.segment_min_pages
     run_seconds = run_method(args.db, args.run, **options) if args.run else None

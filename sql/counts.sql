@@ -1,11 +1,14 @@
 -- Whole-table counts in the one vocabulary of webdedup/store/counts.py. {groups} is
 -- sql/group_kinds.sql (one row a group with its kind), filled in by that module. Every
--- count reads only the (dup_kind, dup_group) index.
+-- count reads only the (dup_kind, dup_group) index. A thin page is canonical of its own group
+-- (unique, or with its URL duplicates): counted there, and once more on its own as thin.
 SELECT p.*, g.*
 FROM (SELECT (SELECT count(*) FROM {pages})                            AS pages,
              (SELECT count(*) FROM {pages} WHERE dup_kind = 'ignored') AS ignored,
              (SELECT count(*) FROM {pages}
-              WHERE dup_kind IS NULL AND dup_group IS NOT NULL)        AS canonicals,
+              WHERE dup_kind IS NULL AND dup_group IS NOT NULL)
+             + (SELECT count(*) FROM {pages} WHERE dup_kind = 'thin') AS canonicals,
+             (SELECT count(*) FROM {pages} WHERE dup_kind = 'thin')    AS thin,
              (SELECT count(*) FROM {pages}
               WHERE dup_kind IS NULL AND dup_group IS NULL)            AS not_annotated,
              (SELECT count(*) FROM {pages} WHERE dup_kind = 'url')     AS url_duplicates,

@@ -42,3 +42,13 @@ CREATE TEMP TABLE run_segments (host TEXT NOT NULL, hash INTEGER NOT NULL, id IN
                                 PRIMARY KEY (host, hash, id)) WITHOUT ROWID;
 -- a page's segments by id: every chain-floor check of a stripping run looks its pages up
 CREATE INDEX temp.run_segments_id ON run_segments (id);
+-- own content (webdedup.pipeline.own_content): the own texts of the near nodes whose host
+-- repeats some of their lines, the thin texts of each host, and the thin pages
+DROP TABLE IF EXISTS temp.run_own;
+CREATE TEMP TABLE run_own (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+DROP TABLE IF EXISTS temp.run_thin_texts;
+CREATE TEMP TABLE run_thin_texts (host TEXT NOT NULL, content_hash TEXT NOT NULL,
+                                  reason TEXT NOT NULL, PRIMARY KEY (host, content_hash))
+    WITHOUT ROWID;
+DROP TABLE IF EXISTS temp.run_thin;
+CREATE TEMP TABLE run_thin (id INTEGER PRIMARY KEY, reason TEXT NOT NULL);

@@ -7,3 +7,5 @@ DELETE FROM main._webdedup_nodes WHERE id IN (SELECT id FROM temp.run_region);
 INSERT INTO main._webdedup_nodes (url_key, id, component, length)
 SELECT url_key, id, component, length FROM temp.run_lev_nodes ORDER BY url_key, id;
 INSERT OR IGNORE INTO main._webdedup_verified SELECT * FROM temp.run_verified;
+DELETE FROM main._webdedup_thin WHERE id IN (SELECT id FROM temp.run_region);
+INSERT INTO main._webdedup_thin SELECT * FROM temp.run_thin;

@@ -48,6 +48,7 @@ def counts_from_csv(path: Path) -> dict[str, int]:
         "not_annotated": sum(not r["dup_group"] and not r["dup_kind"] for r in rows),
         "groups": len(groups),
         "duplicates": sum(kinds[k] for k in KINDS),
+        "thin": kinds["thin"],  # each the canonical of its own group (unique or not)
     }
     group_kinds = Counter(
         next(k for k in reversed(KINDS) if any(r["dup_kind"] == k for r in m))

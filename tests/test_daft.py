@@ -91,7 +91,7 @@ def build(tmp: Path, pages: int, seed: int) -> dict[str, Path]:
     _load_make_corpus().build_corpus(corpus, pages, seed=seed, measure=False)
     sqlite_run = tmp / "sqlite.sqlite"
     shutil.copy(corpus, sqlite_run)
-    run("db", sqlite_run, "-q")
+    run("db", sqlite_run, "-q", "--whole-text")
     parquet = tmp / "pages"
     run("export", corpus, "--parquet", parquet)  # before any db run on it
     return {"corpus": corpus, "sqlite": sqlite_run, "parquet": parquet}
@@ -137,7 +137,8 @@ def test_assignments_write_the_annotations_and_state_of_a_full_run(
 ) -> None:
     db = corpus["tmp"] / "assigned.sqlite"
     shutil.copy(corpus["corpus"], db)
-    run("db", db, "--assignments", f"{corpus['out']}/*.parquet", "-q")  # as the README says
+    # as the README says (Daft compares whole texts: README, "Own content and thin pages")
+    run("db", db, "--assignments", f"{corpus['out']}/*.parquet", "-q", "--whole-text")
     assert annotations(db) == annotations(corpus["sqlite"])
     assert state(db) == state(corpus["sqlite"])
     assert last_run_mode(db) == "full"
@@ -170,13 +171,13 @@ def test_nightly_sqlite_run_after_daft_is_incremental_and_equals_a_full_run(
 ) -> None:
     db = corpus["tmp"] / "nightly.sqlite"
     shutil.copy(corpus["corpus"], db)
-    run("db", db, "--assignments", corpus["out"], "-q")
+    run("db", db, "--assignments", corpus["out"], "-q", "--whole-text")
     _add_one_percent(db)
     full = corpus["tmp"] / "nightly-full.sqlite"
     shutil.copy(db, full)
-    run("db", db, "-q")
+    run("db", db, "-q", "--whole-text")
     assert last_run_mode(db) == "incremental"
-    run("db", full, "--full", "-q")
+    run("db", full, "--full", "-q", "--whole-text")
     assert annotations(db) == annotations(full)
     assert state(db) == state(full)
 
@@ -228,7 +229,7 @@ def reviewed(corpus: dict[str, Path]) -> dict[str, Any]:
         conn.close()
     full = corpus["tmp"] / "reviewed-full.sqlite"
     shutil.copy(db, full)
-    run("db", full, "--full", "-q")
+    run("db", full, "--full", "-q", "--whole-text")
     parquet, out = corpus["tmp"] / "reviewed-pages", corpus["tmp"] / "reviewed-out"
     run("export", db, "--parquet", parquet)
     run("daft", f"{parquet}/*.parquet", "--out", out, "-q")
@@ -262,7 +263,7 @@ def test_daft_honours_verdicts_and_the_language_guard_as_db_full_does(
     assert daft_annotations(reviewed["out"]) == want
     assigned = reviewed["db"].with_name("reviewed-assigned.sqlite")
     shutil.copy(reviewed["db"], assigned)
-    run("db", assigned, "--assignments", reviewed["out"], "-q")
+    run("db", assigned, "--assignments", reviewed["out"], "-q", "--whole-text")
     assert annotations(assigned) == want
     assert state(assigned) == state(reviewed["full"])
 
@@ -280,7 +281,7 @@ def test_assignments_made_before_a_new_verdict_are_refused(reviewed: dict[str, A
     finally:
         conn.close()
     before = dump(db)
-    result = run("db", db, "--assignments", reviewed["out"], code=3)
+    result = run("db", db, "--assignments", reviewed["out"], "--whole-text", code=3)
     assert "other reviewers' verdicts (2 chosen canonical(s)" in result.output
     assert "holds (3 and 1)" in result.output
     assert dump(db) == before
@@ -424,7 +425,7 @@ def test_daft_reads_and_writes_s3_and_gives_the_same_answer(
     assert daft_annotations(local) == annotations(corpus["sqlite"])
     db = corpus["tmp"] / "from-s3.sqlite"
     shutil.copy(corpus["corpus"], db)
-    run("db", db, "--assignments", local, "-q")
+    run("db", db, "--assignments", local, "-q", "--whole-text")
     assert annotations(db) == annotations(corpus["sqlite"])
     # an output that is not empty is refused, and left as it was
     result = run("daft", "s3://crawl/pages/*.parquet", "--out", "s3://crawl/assignments",
@@ -520,7 +521,7 @@ def test_assignments_of_another_database_are_refused_and_nothing_is_written(
         conn.execute("INSERT INTO pages (url, content) VALUES ('https://new.example/', 'hi')")
     conn.close()
     before = dump(other)
-    result = run("db", other, "--assignments", corpus["out"], code=3)
+    result = run("db", other, "--assignments", corpus["out"], "--whole-text", code=3)
     assert "do not match this database" in result.output
     assert "1 page(s) of 'pages' are not in them" in result.output
     assert "2 page(s) have another URL" in result.output
@@ -531,9 +532,11 @@ def test_assignments_made_with_other_parameters_are_refused(corpus: dict[str, Pa
     db = corpus["tmp"] / "params.sqlite"
     shutil.copy(corpus["corpus"], db)
     before = dump(db)
-    result = run("db", db, "--assignments", corpus["out"], "--threshold", "0.8", code=2)
+    result = run(
+        "db", db, "--assignments", corpus["out"], "--threshold", "0.8", "--whole-text", code=2
+    )
     assert "threshold: 0.9 there, 0.8 here" in result.output
-    result = run("db", db, "--assignments", corpus["tmp"] / "pages", code=3)
+    result = run("db", db, "--assignments", corpus["tmp"] / "pages", "--whole-text", code=3)
     assert "is not the output of 'webdedup daft'" in result.output
     assert dump(db) == before
 

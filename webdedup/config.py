@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 from .algorithms import language
 from .algorithms.election import DEFAULT_ELECTION, ELECTION_KEYS, validate_election
 from .algorithms.minhash import MAX_NUM_PERM
+from .algorithms.own import OWN_VERSION
 from .algorithms.segments import SEGMENTS_VERSION
 from .algorithms.text import NORMALIZATION_VERSION
 from .algorithms.urls import IGNORE_MATCHES, IgnoreRules
@@ -319,6 +320,12 @@ class Config:
         False, "Leave each host's repeated segments (lines on segment_min_pages of its pages: "
         "navigation, footers, banners; see 'webdedup segments') out of shingling and "
         "verification (minhash, simhash).", "bool", option="everyday", off="--keep-segments")
+    own_content: bool = setting(
+        True, "Decide near-duplicates on each page's own text: without its host's template "
+        "lines (on segment_min_pages of its pages, in texts that differ: navigation, footers, "
+        "banners); a page with fewer than min_words words of its own is 'thin' (minhash, "
+        "simhash, levenshtein).", "bool", option="everyday", flag="--own-content",
+        off="--whole-text")
     count_segments: bool = setting(
         False, "Count each host's repeated lines for 'webdedup segments' (about a third more "
         "CPU; --strip-segments counts them too).", "bool", option="everyday")
@@ -396,6 +403,8 @@ class Config:
             banding |= {"ignore_match": self.ignore_match}
         if self.counts_segments:  # absent otherwise: earlier fingerprints stay valid
             banding |= {"count_segments": SEGMENTS_VERSION}
+        if self.own_content and self.method != "vectors":  # absent otherwise, as segments
+            banding |= {"own_content": OWN_VERSION, "own_min_texts": int(self.segment_min_pages)}
         if self.strip_segments:
             banding |= {
                 "strip_segments": SEGMENTS_VERSION,

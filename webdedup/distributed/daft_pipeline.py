@@ -39,7 +39,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -583,6 +583,9 @@ def run_daft(
             f"webdedup daft runs method {', '.join(SUPPORTED_METHODS)} only, not "
             f"{config.method!r}; run 'webdedup db' for {config.method}"
         )
+    # own content (pipeline.own_content) is not on Daft yet: it compares whole texts, and says
+    # so in its fingerprint, so 'db --assignments' takes its results only with --whole-text
+    config = replace(config, own_content=False)
     remote = is_remote(str(out))
     if remote or any(is_remote(i) for i in inputs):
         store = store or ObjectStore.from_options()

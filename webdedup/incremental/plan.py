@@ -62,6 +62,7 @@ def plan_run(conn: sqlite3.Connection, config: Config, layout: Layout, full: boo
         or not table_exists(conn, "_webdedup_prepared")
         or not table_exists(conn, "_webdedup_page_segments")  # schema 7: segments counted
         or not table_exists(conn, "_webdedup_url_keys")  # schema 8: lookup tables
+        or not table_exists(conn, "_webdedup_thin")  # schema 9: thin pages
     ):
         reason = f"the stored state is from an older webdedup (schema {version})"
         return Plan("full", reason, seq, tracked)

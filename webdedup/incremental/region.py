@@ -41,9 +41,12 @@ def build_region(
     conn.execute("INSERT INTO temp.run_region (id) SELECT id FROM temp.run_changed")
     # new near-duplicate candidates of the changed pages: their LSH band collisions
     if spec.method != "levenshtein":
-        _add_band_neighbours(conn, spec)
+        # with own content a SimHash of an own text may be nearer than the whole text's
+        _add_band_neighbours(conn, spec, within=not own_content_on(config))
     if config.n_min > 0:  # a changed page changes its host's page count
         conn.execute(sql("region_small_hosts"))
+    if own_content_on(config):  # ... and the lines its host repeats
+        conn.execute(sql("region_own_hosts"))
     conn.execute("INSERT INTO temp.run_frontier (id) SELECT id FROM temp.run_region")
     steps = _close_region(conn)
     run_script(conn, "region_load")
@@ -65,12 +68,18 @@ def grow_region(conn: sqlite3.Connection, ids: frozenset[int] | set[int]) -> dic
     return {"region": size, "steps": steps}
 
 
-def _add_band_neighbours(conn: sqlite3.Connection, spec: NearSpec) -> None:
+def own_content_on(config: Config) -> bool:
+    """Whether near decisions rest on own content (as ``pipeline.own_content.enabled``)."""
+    return bool(config.own_content) and config.method != "vectors"
+
+
+def _add_band_neighbours(conn: sqlite3.Connection, spec: NearSpec, within: bool = True) -> None:
     """Add the stored pages that share an LSH band key with a changed page to the region.
 
     The stored sketches are read a chunk at a time and their band keys compared with the
     changed pages' in memory (:class:`~webdedup.algorithms.bands.NewKeys`). ``simhash``
-    keeps only the collisions within the distance: short band keys collide by chance (a
+    keeps only the collisions within the distance (``within``; not with own content, whose
+    SimHashes are not stored): short band keys collide by chance (a
     16-bit key with 1 page in 65,536) and the SimHashes at hand tell at once whether one can
     become an edge. (A MinHash collision needs the texts to verify: all join the region.)
     """
@@ -79,7 +88,7 @@ def _add_band_neighbours(conn: sqlite3.Connection, spec: NearSpec) -> None:
         return
     blobs = [blob for _, blob in changed]
     new_keys = NewKeys(band_matrix(spec, blobs))
-    new_hashes = simhashes(blobs) if spec.method == "simhash" else None
+    new_hashes = simhashes(blobs) if spec.method == "simhash" and within else None
     found: set[int] = set()
     # a chunk of stored pages at a time: bounded memory at any size
     for chunk in packed_sketches(conn, "region_stored_sketches", sketch_width(spec)):

@@ -37,6 +37,7 @@ from ..algorithms.text import SKETCH_CHARS
 from ..algorithms.urls import canonicalize_url
 from ..config import Config
 from ..errors import ConfigError, InputError
+from ..pipeline.own_content import stored_own_text
 from ..store import sql
 from ..store.pages import PageInput, as_text, page_digest
 from ..store.verdicts import pin_ranks, read_verdicts
@@ -364,7 +365,18 @@ def explain_pair(
             page_a, page_b = _page(conn, layout, id_a), _page(conn, layout, id_b)
             cfg = layout.config
             config = run_config(cfg)
-            run = run_score(config, page_a["normalized_text"], page_b["normalized_text"])
+            compared = {}  # own texts, as the run compared them (pipeline.own_content)
+            for p in (page_a, page_b):
+                own = stored_own_text(conn, layout.layout, config, p["id"])
+                compared[p["id"]] = (
+                    p["normalized_text"] if own is None
+                    else page_digest(PageInput(p["id"], None, own)).sketch
+                )
+            run = run_score(config, compared[id_a], compared[id_b])
+            run["compared"] = {
+                str(i): "whole text" if compared[i] == p["normalized_text"] else "own text"
+                for i, p in ((id_a, page_a), (id_b, page_b))
+            }
             if run["measure"] == "vectors":  # the run's score is the stored edge's, if any
                 stored = conn.execute(sql("export/edge_between"), {"a": id_a, "b": id_b})
                 edge = stored.fetchone()

@@ -37,6 +37,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ..store import table_exists
 from ..store.pages import as_text
 from ..version import __version__
 from .files import open_output
@@ -107,6 +108,16 @@ def iter_documents(
         if topics is not None:
             (row["cluster"],) = topics.cluster_of([row["canonical_id"]])
         yield row
+
+
+def iter_thin_pages(
+    conn: sqlite3.Connection, layout: Source, filters: ExportFilters
+) -> Iterator[dict[str, Any]]:
+    """The thin pages (too little content of their own to be a duplicate by content) with
+    why (``_webdedup_thin``); none when the state predates them."""
+    if not table_exists(conn, "_webdedup_thin"):
+        return
+    yield from _rows(conn.execute(layout.sql("thin_pages")))
 
 
 def iter_near_pairs(
@@ -225,6 +236,7 @@ def write_report_to(
         ("near_duplicate_groups", iter_near_groups),
         ("exact_duplicate_groups", iter_exact_groups),
         ("url_duplicate_groups", iter_url_groups),
+        ("thin_pages", iter_thin_pages),
     ]
     if topics is not None:
         sections.append(("topic_clusters", lambda c, lay, f: topic_clusters(c, lay, topics)))

@@ -121,6 +121,10 @@ def format_stats(s: Stats) -> str:
     lines += [f"    {k + ' duplicates':<16} {getattr(c, k + '_duplicates'):>10,}" for k in KINDS]
     lines.append(f"  {'unique':<18} {c.unique:>10,}  (pages alone in their group)")
     lines.append(f"  {'ignored':<18} {c.ignored:>10,}  (urls_to_ignore, n_min)")
+    lines.append(
+        f"  {'thin':<18} {c.thin:>10,}  (no content of their own: never near, never pruned; "
+        "among unique and canonical)"
+    )
     if c.not_annotated:
         lines.append(f"  {'not annotated':<18} {c.not_annotated:>10,}  (added since the last run)")
     lines.append("a group's kind is its loosest link: near, else exact, else url")

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..algorithms.bands import candidate_pairs, component_order, pairs_by_band
 from ..algorithms.cluster import component_edges, drop_cannot_links, group_near, groups_apart
-from ..algorithms.simhash import HASH_BITS, hamming_distances
+from ..algorithms.simhash import HASH_BITS, hamming_distances, simhash
 from ..algorithms.sketch import (
     NearSpec,
     features,
@@ -38,9 +38,9 @@ from ..algorithms.sketch import (
 )
 from ..parallel import ordered_map
 from ..store import lenient_text, run_script
-from ..store.pages import PageInput, fetch_pages, fetch_texts, page_sketch_utf8
+from ..store.pages import PageInput, fetch_pages, fetch_texts, page_digest, page_sketch_utf8
 from ..store.work import packed_sketches
-from . import language_guard, phase4_window, segments
+from . import language_guard, own_content, phase4_window, segments
 from .context import NearResult, RunContext
 from .phase1_prepare import worker_count
 
@@ -61,6 +61,7 @@ def run(ctx: RunContext) -> NearResult:
     """
     conn, spec = ctx.conn, ctx.spec
     run_script(conn, "near_nodes", {"min_words": spec.min_words})
+    ctx.record("own", own_content.run(ctx))  # own texts; thin nodes leave the near nodes
     component = dict(conn.execute("SELECT id, component FROM temp.run_near_nodes"))
     if spec.method == "levenshtein" and ctx.incremental:
         window_result = phase4_window.incremental_run(ctx, component)
@@ -80,6 +81,8 @@ def run(ctx: RunContext) -> NearResult:
             texts = segments.stripped_texts(ctx, (a, b))
         else:
             texts = fetch_texts(conn, ctx.layout, (a, b))
+        texts |= {i: page_digest(PageInput(i, None, t)).sketch
+                  for i, t in own_content.own_texts(ctx, (a, b)).items()}
         return text_similarity(spec, texts[a], texts[b])
 
     edges = cluster_edges(ctx, edges, component, score_of)
@@ -211,7 +214,8 @@ def _verify_pages(ctx: RunContext, ids: set[int]) -> dict[int, PageInput]:
     """The pages a verification job needs (without their repeated segments when stripping)."""
     with lenient_text(ctx.conn, bytes):  # normalized by the workers (page_sketch_utf8)
         pages = fetch_pages(ctx.conn, ctx.layout, ids)
-    return segments.stripped_pages(ctx, pages) if ctx.config.strip_segments else pages
+    pages = segments.stripped_pages(ctx, pages) if ctx.config.strip_segments else pages
+    return own_content.own_pages(ctx, pages)
 
 
 def score_pairs(
@@ -263,6 +267,19 @@ def _sketched_nodes(conn: sqlite3.Connection, spec: NearSpec) -> _Nodes:
     )
 
 
+def _own_simhashes(ctx: RunContext, nodes: _Nodes) -> np.ndarray:
+    """The nodes' SimHashes, of their own texts where they have one (the band keys, which
+    find the candidates, stay those of the whole texts)."""
+    own = own_content.own_texts(ctx, nodes.ids.tolist())
+    if not own:
+        return nodes.hashes
+    hashes = nodes.hashes.copy()
+    where = {pid: i for i, pid in enumerate(nodes.ids.tolist()) if pid in own}
+    for pid, i in where.items():
+        hashes[i] = simhash(page_digest(PageInput(pid, None, own[pid])).sketch)
+    return hashes
+
+
 def _simhash_run(
     ctx: RunContext, spec: NearSpec, nodes: _Nodes
 ) -> tuple[int, list[tuple[int, int, float]]]:
@@ -273,7 +290,7 @@ def _simhash_run(
     200,000 pages at 0.9): they come a band at a time (each pair once, in the first band its
     pages share) and are verified a batch at a time; only the edges are kept.
     """
-    hashes = nodes.hashes
+    hashes = _own_simhashes(ctx, nodes)
     bar = ctx.bar("verify", unit="pair")
     candidates = 0
     edges: list[tuple[int, int, float]] = []

@@ -19,6 +19,7 @@ from ..config import Config
 from ..parallel import ordered_map
 from ..store import sql
 from ..store.pages import PageInput, fetch_pages, fetch_texts, page_digest
+from . import own_content
 from .context import RunContext
 from .phase1_prepare import worker_count
 
@@ -50,7 +51,7 @@ def full_run(ctx: RunContext, component: dict[int, int]) -> Iterator[tuple[int, 
     Also records the nodes (``run_lev_nodes``) for the next, incremental, run.
     """
     conn, spec = ctx.conn, ctx.spec
-    keyed = conn.execute(sql("near_url_order")).fetchall()
+    keyed = _own_keyed(ctx, conn.execute(sql("near_url_order")).fetchall())
     _record_nodes(ctx, keyed, component)
     ordered = [pid for pid, _, _ in keyed]
     bar = ctx.bar("compare", total=len(ordered), unit="page")
@@ -59,7 +60,7 @@ def full_run(ctx: RunContext, component: dict[int, int]) -> Iterator[tuple[int, 
     workers = workers_for(ctx.config)
     for start in range(0, len(ordered), BLOCK):
         block = ordered[start : start + BLOCK]
-        texts = fetch_texts(conn, ctx.layout, block)
+        texts = fetch_texts(conn, ctx.layout, block) | own_content.own_sketches(ctx, block)
         ids = carry_ids + block
         window_texts = carry_texts + [texts[i] for i in block]
         n_carry = len(carry_ids)
@@ -77,6 +78,16 @@ def full_run(ctx: RunContext, component: dict[int, int]) -> Iterator[tuple[int, 
         carry_texts = window_texts[-spec.distance :]
         bar.update(len(block))
     bar.close()
+
+
+def _own_keyed(
+    ctx: RunContext, keyed: list[tuple[int, str, int]]
+) -> list[tuple[int, str, int]]:
+    """The window's nodes ``(id, url_key, length)`` with the lengths of their own texts."""
+    own = own_content.own_lengths(ctx, [pid for pid, _, _ in keyed])
+    if not own:
+        return keyed
+    return [(pid, k, own.get(pid, n)) for pid, k, n in keyed]
 
 
 def _record_nodes(
@@ -110,7 +121,7 @@ def incremental_run(ctx: RunContext, component: dict[int, int]) -> WindowResult:
     Otherwise the region's edges are returned: the same as a full run's there.
     """
     conn, spec = ctx.conn, ctx.spec
-    keyed = conn.execute(sql("near_url_order")).fetchall()  # the region's nodes now
+    keyed = _own_keyed(ctx, conn.execute(sql("near_url_order")).fetchall())  # region's nodes
     # keys as UTF-8 bytes: compared as SQLite's ORDER BY compares them, and not decoded
     new_region = [(k.encode("utf-8"), pid) for pid, k, _ in keyed]
     old_region = conn.execute(sql("window_old_region")).fetchall()
@@ -133,6 +144,7 @@ def incremental_run(ctx: RunContext, component: dict[int, int]) -> WindowResult:
     # scored below the threshold then (an edge, or one exact group, would have put the
     # outside node in the region): the same texts need no second look.
     changed = {r[0] for r in conn.execute("SELECT id FROM temp.run_changed")}
+    changed |= own_content.host_changed(ctx)  # their own texts may have changed
     pairs = [
         (a, b)
         for (a, b), was in zip(delta.region, delta.was_near, strict=True)
@@ -176,7 +188,13 @@ def _indel_scores_cached(
     workers = worker_count(ctx.config, len(todo), minimum=PARALLEL_MIN_PAIRS)
     chunks = [todo[i : i + SCORE_CHUNK] for i in range(0, len(todo), SCORE_CHUNK)]
     jobs = (
-        (spec.threshold, fetch_pages(ctx.conn, ctx.layout, {x for p in chunk for x in p}), chunk)
+        (
+            spec.threshold,
+            own_content.own_pages(
+                ctx, fetch_pages(ctx.conn, ctx.layout, {x for p in chunk for x in p})
+            ),
+            chunk,
+        )
         for chunk in chunks
     )
     for chunk, found in zip(chunks, ordered_map(indel_chunk, jobs, workers), strict=True):

@@ -86,6 +86,7 @@ STATE = (
     StateCopy("_webdedup_edges", "run_edges", ("a", "b")),
     StateCopy("_webdedup_nodes", "run_lev_nodes", ("id",), same_columns=False),
     StateCopy("_webdedup_verified", "run_verified", ("hash_a", "hash_b")),
+    StateCopy("_webdedup_thin", "run_thin", ("id",)),
 )
 #: The repeated segments' state, replaced by a full run that counted them (``segments``).
 SEGMENT_STATE = (

@@ -102,6 +102,9 @@ def prune(conn: sqlite3.Connection, table: str, where: str = "is_canonical = 0")
             if c not in have:
                 conn.execute(f"ALTER TABLE {quote(PRUNED_TABLE)} ADD COLUMN {quote(c)}")
     col_list = ", ".join(quote(c) for c in cols)
+    # a thin page is never pruned: it is its own canonical, and "IS NOT" keeps one even if
+    # that ever changed (and against a caller's own condition)
+    where = f"({where}) AND dup_kind IS NOT 'thin'"
     rowid = quote(rowid_alias(conn, table))
     conn.execute(
         f"INSERT INTO {quote(PRUNED_TABLE)} (_rowid, _pruned_at, {col_list}) "

@@ -38,6 +38,7 @@ from ..store import (
     run_script,
     sql,
     table_columns,
+    table_exists,
     transaction,
     translate,
 )
@@ -350,6 +351,8 @@ class ReviewApp:
                     return self._html(self._index(Filters.from_query(query)))
                 if method == "GET" and path.startswith("/group/"):
                     return self._group_page(path.removeprefix("/group/"))
+                if method == "GET" and path == "/thin":
+                    return self._html(self._thin_page())
                 if method == "GET" and path == "/health":
                     return Response(200, b"ok\n", "text/plain; charset=utf-8")
                 if method == "POST" and path in ("/verdict", "/verdict/withdraw"):
@@ -436,6 +439,8 @@ class ReviewApp:
             # the counts in the words of 'webdedup stats' and 'db': groups by kind, then
             # duplicates by kind
             f'<p class="summary">{_e(Counts.from_mapping(total).line())}. '
+            f"<a href=\"/thin\">{_e(plural(int(total.get('thin', 0)), 'thin page'))}</a> (no "
+            "content of their own: never near-duplicates, never pruned). "
             f"Last run: {_e(run.get('mode'))} {_e(params.get('method'))}, "
             f"threshold {_e(params.get('threshold'))}, finished "
             f"{_e(run.get('finished_at'))}. {_e(plural(len(verdicts), 'reviewer verdict'))}.</p>",
@@ -455,6 +460,31 @@ class ReviewApp:
             "</main></body></html>\n",
         ]
         return "\n".join(out)
+
+    def _thin_page(self) -> str:
+        """The thin pages, each with why it is thin (its own text against min_words)."""
+
+        def read(conn: sqlite3.Connection, source: Source) -> list[Any]:
+            if not table_exists(conn, "_webdedup_thin"):
+                return []
+            return list(conn.execute(source.sql("thin_pages")).fetchall())
+
+        rows = self._snapshot(read)  # one read transaction, on the run the page shows
+        items = "".join(
+            f"<tr><td>{int(pid)}</td><td>{_e(url)}</td><td>{_e(title or '')}</td>"
+            f"<td>{_e(reason)}</td></tr>"
+            for pid, url, title, reason in rows
+        )
+        return (
+            _page_head(f"webdedup review — thin pages — {self.db.name}")
+            + f"<main><h1>{len(rows):,} thin pages</h1><p>Pages whose text is almost all "
+            "lines their host repeats on many pages (navigation, footers, log-in boxes): too "
+            "little content of their own to be a duplicate of another page by content. Each "
+            'is its own canonical and is never pruned. <a href="/">back to the groups</a></p>'
+            "<table><tr><th>id</th><th>url</th><th>title</th><th>why</th></tr>"
+            + items
+            + "</table></main></body></html>\n"
+        )
 
     def _group_page(self, ref: str) -> Response:
         if not GROUP_ID.fullmatch(ref) or int(ref) > MAX_ID:

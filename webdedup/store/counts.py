@@ -18,7 +18,11 @@ these, read from the annotated pages table through this module:
       pages = unique + groups (their canonicals) + duplicates + ignored (+ not annotated)
 
   where *ignored* pages match ``urls_to_ignore`` or a small host (``n_min``) and *not
-  annotated* pages were added after the last run.
+  annotated* pages were added after the last run;
+- a **thin** page (``dup_kind`` ``thin``) has too little content of its own (its text
+  without the lines its host repeats: :mod:`webdedup.algorithms.own`) to be a duplicate of
+  anything by content: it is the canonical of its own group (unique, or with its URL
+  duplicates), counted among the unique pages and canonicals, and ``thin`` counts it again.
 
 The SQL is ``sql/group_kinds.sql`` (one row a group with its kind: the definition) and
 ``sql/counts.sql`` (the totals over it).
@@ -79,6 +83,7 @@ class Counts:
     url_duplicates: int
     exact_duplicates: int
     near_duplicates: int
+    thin: int = 0  #: thin pages (among the unique pages and the groups' canonicals)
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -86,7 +91,7 @@ class Counts:
     @classmethod
     def from_mapping(cls, values: Mapping[str, int]) -> Counts:
         """The counts among ``values`` (other keys, such as a report's extras, are left)."""
-        return cls(**{f.name: int(values[f.name]) for f in fields(cls)})
+        return cls(**{f.name: int(values[f.name]) for f in fields(cls) if f.name in values})
 
     def line(self) -> str:
         """One human line: groups by kind, duplicates by kind, unique and ignored pages."""
@@ -97,6 +102,8 @@ class Counts:
             f"{self.exact_duplicates:,} exact, {self.near_duplicates:,} near); "
             f"{self.unique:,} unique; {self.ignored:,} ignored"
         )
+        if self.thin:
+            out += f"; {self.thin:,} thin (no content of their own)"
         if self.not_annotated:
             out += f"; {self.not_annotated:,} added since the last run"
         return out

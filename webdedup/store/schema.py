@@ -30,6 +30,7 @@ STATE_TABLES = (
     "_webdedup_verdicts",
     "_webdedup_page_segments",
     "_webdedup_segments",
+    "_webdedup_thin",
 )
 #: The tables an annotated database must have for ``export``, ``explain`` and ``stats``.
 RESULT_TABLES = ("_webdedup_meta", "_webdedup_runs", "_webdedup_prepared", "_webdedup_edges")

@@ -1,0 +1,205 @@
+"""Own content in a run: the near nodes' own texts and the thin pages (start of phase 4).
+
+For every host with a near node, ``segment_min_pages`` pages (distinct URLs) or more and two
+texts or more, the lines its pages carry are counted from its distinct texts
+(:mod:`~webdedup.algorithms.own`); each of its near nodes whose text has such lines gets its
+own text (``temp.run_own``), which verification compares instead of the whole text; a node
+whose own text is shorter than ``min_words`` is *thin*: it leaves the near nodes (it is
+compared with nothing) and its text is recorded (``temp.run_thin_texts``), so that the
+assignment gives every page that carries it the kind ``thin`` (``sql/assign.sql``).
+
+Candidates still come from the whole texts' sketches (no page is sketched twice). A host's
+lines depend on all its pages: an incremental run takes every page of the hosts of its
+changed pages into its region (``sql/region_own_hosts.sql``), and its verification cache
+skips the pairs with an own text (``sql/verified_cached.sql``, ``verified_save.sql``), so an
+incremental run gives what a full run gives.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from itertools import groupby
+
+from ..algorithms.own import host_line_counts, host_lines, own_text, thin_reason
+from ..algorithms.text import digest_text
+from ..config import Config
+from ..store import sql
+from ..store.layout import Layout
+from ..store.pages import PageInput, fetch_pages, page_digest, page_text
+from .context import PhaseResult, RunContext
+
+#: Pages read from the table at a time while a host's lines are counted.
+READ_CHUNK = 500
+#: A host's texts kept in memory between counting its lines and cutting own texts (more are
+#: read twice).
+KEEP_TEXTS = 2000
+
+
+@dataclass(frozen=True)
+class OwnResult(PhaseResult):
+    hosts: int  #: hosts whose repeated lines were counted
+    own: int  #: near nodes compared by an own text shorter than their text
+    thin: int  #: thin texts (near nodes left out)
+
+
+def enabled(config: Config) -> bool:
+    """Whether near-duplicate decisions rest on own content (not for ``vectors``)."""
+    return bool(config.own_content) and config.method != "vectors"
+
+
+def run(ctx: RunContext) -> OwnResult:
+    """Fill ``temp.run_own`` and ``temp.run_thin_texts`` for the run's near nodes and drop
+    the thin ones from ``temp.run_near_nodes`` (safe to run again)."""
+    conn, config = ctx.conn, ctx.config
+    conn.execute("DELETE FROM temp.run_own")
+    conn.execute("DELETE FROM temp.run_thin_texts")
+    if not enabled(config):
+        return OwnResult(hosts=0, own=0, thin=0)
+    name = "own_hosts_incremental" if ctx.incremental else "own_hosts_full"
+    rows = conn.execute(sql(name), {"min_pages": int(config.segment_min_pages)}).fetchall()
+    nodes: dict[tuple[str, str], list[int]] = {}
+    words: dict[tuple[str, str], int] = {}
+    for pid, host, chash, n_words in conn.execute(
+        "SELECT n.id, p.host, p.content_hash, p.word_count FROM temp.run_near_nodes AS n "
+        "JOIN temp.run_prepared AS p ON p.id = n.id WHERE p.host IS NOT NULL"
+    ):
+        nodes.setdefault((host, chash), []).append(pid)
+        words[(host, chash)] = int(n_words)
+    hosts = own = thin = 0
+    thin_rows: list[tuple[str, str, str]] = []
+    own_rows: list[tuple[int, str]] = []
+    for host, group in groupby(rows, key=lambda r: r[0]):
+        texts = [(chash, pid, n) for _, chash, pid, n in group]
+        hosts += 1
+        keep = len(texts) <= KEEP_TEXTS  # else read again: bounded memory on a huge host
+        read = list(_texts(ctx, [pid for _, pid, _ in texts])) if keep else None
+        counts = host_line_counts(
+            zip(read or _texts(ctx, [pid for _, pid, _ in texts]), (n for _, _, n in texts),
+                strict=True)
+        )
+        lines = host_lines(counts, int(config.segment_min_pages))
+        if not lines:
+            continue
+        mine = [(i, chash, pid) for i, (chash, pid, _) in enumerate(texts)
+                if (host, chash) in nodes]
+        again = [] if read is not None else _texts(ctx, [pid for _, _, pid in mine])
+        for (i, chash, _), text in zip(
+            mine, (read[i] for i, _, _ in mine) if read is not None else again, strict=True
+        ):
+            if counts.lines[i].isdisjoint(lines):
+                continue  # none of the host's lines: compared whole
+            kept = own_text(text, lines)
+            digest = digest_text(kept)
+            reason = thin_reason(digest.n_words, words[(host, chash)], config.min_words)
+            if reason is not None:
+                thin += 1
+                thin_rows.append((host, chash, reason))
+            else:
+                own += len(nodes[(host, chash)])
+                own_rows += [(i, kept) for i in nodes[(host, chash)]]
+    conn.executemany(
+        "INSERT INTO temp.run_thin_texts (host, content_hash, reason) VALUES (?, ?, ?)",
+        thin_rows,
+    )
+    conn.executemany(
+        "DELETE FROM temp.run_near_nodes WHERE id = ?",
+        [(i,) for host, chash, _ in thin_rows for i in nodes[(host, chash)]],
+    )
+    conn.executemany("INSERT INTO temp.run_own (id, text) VALUES (?, ?)", own_rows)
+    return OwnResult(hosts=hosts, own=own, thin=thin)
+
+
+def _texts(ctx: RunContext, ids: list[int]) -> Iterable[str | None]:
+    """The texts of the pages, in the order given (read a chunk at a time)."""
+    for start in range(0, len(ids), READ_CHUNK):
+        chunk = ids[start : start + READ_CHUNK]
+        pages = fetch_pages(ctx.conn, ctx.layout, chunk)
+        for pid in chunk:
+            yield page_text(pages[pid]) if pid in pages else None
+
+
+def own_texts(ctx: RunContext, ids: Iterable[int]) -> dict[int, str]:
+    """The own texts of those of the given pages that have one shorter than their text."""
+    ids = sorted(set(ids))
+    out: dict[int, str] = {}
+    for start in range(0, len(ids), READ_CHUNK):
+        chunk = ids[start : start + READ_CHUNK]
+        marks = ", ".join("?" * len(chunk))
+        out.update(ctx.conn.execute(
+            f"SELECT id, text FROM temp.run_own WHERE id IN ({marks})", chunk
+        ).fetchall())
+    return out
+
+
+def own_pages(ctx: RunContext, pages: dict[int, PageInput]) -> dict[int, PageInput]:
+    """The pages with their own text instead of their text, where it is shorter."""
+    own = own_texts(ctx, pages)
+    if not own:
+        return pages
+    return {
+        pid: replace(p, text=own[pid], html=None) if pid in own else p for pid, p in pages.items()
+    }
+
+
+def own_sketches(ctx: RunContext, ids: Iterable[int]) -> dict[int, str]:
+    """The normalized (sketch-capped) own texts of those of the pages that have one."""
+    return {
+        pid: page_digest(PageInput(pid, None, text)).sketch
+        for pid, text in own_texts(ctx, ids).items()
+    }
+
+
+def own_lengths(ctx: RunContext, ids: Iterable[int]) -> dict[int, int]:
+    """The normalized lengths (characters) of the own texts of those of the pages that have
+    one (what the ``levenshtein`` window's length filter compares)."""
+    return {pid: page_digest(PageInput(pid, None, t)).n_chars
+            for pid, t in own_texts(ctx, ids).items()}
+
+
+def host_changed(ctx: RunContext) -> set[int]:
+    """An incremental run's prepared pages on the hosts of its changed pages: their own texts
+    may have changed with their hosts' lines."""
+    if not enabled(ctx.config):
+        return set()
+    return {r[0] for r in ctx.conn.execute(
+        "SELECT id FROM temp.run_prepared WHERE host IN ("
+        "SELECT host FROM temp.run_prepared WHERE id IN (SELECT id FROM temp.run_changed) "
+        "UNION SELECT host FROM main._webdedup_prepared "
+        "WHERE id IN (SELECT id FROM temp.run_changed))"
+    )}
+
+
+def stored_own_text(
+    conn: sqlite3.Connection, layout: Layout, config: Config, page_id: int
+) -> str | None:
+    """A page's own text as the last run cut it, from the stored state (``explain``): its
+    text without its host's lines; ``None`` when the run compared its whole text."""
+    if not enabled(config):
+        return None
+    row = conn.execute(
+        "SELECT host FROM _webdedup_prepared WHERE id = ? AND ignored IS NULL", (page_id,)
+    ).fetchone()
+    if row is None or row[0] is None:
+        return None
+    texts = conn.execute(
+        "SELECT content_hash, min(id), count(DISTINCT url_key) FROM _webdedup_prepared "
+        "WHERE host = ? AND ignored IS NULL GROUP BY content_hash ORDER BY content_hash",
+        (row[0],),
+    ).fetchall()
+    (urls,) = conn.execute(
+        "SELECT count(DISTINCT url_key) FROM _webdedup_prepared "
+        "WHERE host = ? AND ignored IS NULL",
+        (row[0],),
+    ).fetchone()
+    if urls < int(config.segment_min_pages) or len(texts) < 2:
+        return None
+    pages = fetch_pages(conn, layout, [pid for _, pid, _ in texts] + [page_id])
+    counts = host_line_counts(
+        (page_text(pages[pid]) if pid in pages else None, n) for _, pid, n in texts
+    )
+    lines = host_lines(counts, int(config.segment_min_pages))
+    text = page_text(pages[page_id]) if page_id in pages else None
+    kept = own_text(text, lines)
+    return None if kept == (text or "") else kept
