@@ -23,7 +23,7 @@ import pytest
 from conftest import ROOT, SHARED_DATA, make_page, real_texts, write_pages
 from rapidfuzz.distance import Indel
 
-from webdedup import Deduplicator
+from webdedup import Config, Deduplicator
 from webdedup.algorithms.text import normalize_text
 
 pytestmark = pytest.mark.skipif(
@@ -106,7 +106,7 @@ def test_contained_copies_are_duplicates_a_copy_with_text_inserted_is_decided_by
     assert max(ratios) < 0.9  # a quarter of the text inserted: ratio about 0.89
     path = write_pages(tmp_path / "crawl.sqlite", _pages(
         texts, {"truncated": truncated, "framed": framed, "inserted": inserted}))
-    Deduplicator(threshold=0.9).run_on_db(path)
+    Deduplicator(threshold=0.9, config=Config()).run_on_db(path)
     found = _grouped(path, len(texts), ["truncated", "framed", "inserted"])
     assert all(found["truncated"]), found["truncated"]
     assert all(found["framed"]), found["framed"]
@@ -149,7 +149,7 @@ def _reordered_found(tmp_path: Path, originals: list[list[str]], name: str) -> i
     texts = ["\n".join(p) for p in originals]
     copies = ["\n".join(_shuffled(p, rng)) for p in originals]
     path = write_pages(tmp_path / f"{name}.sqlite", _pages(texts, {"reordered": copies}))
-    Deduplicator().run_on_db(path)
+    Deduplicator(config=Config()).run_on_db(path)
     return sum(_grouped(path, len(texts), ["reordered"])["reordered"])
 
 
