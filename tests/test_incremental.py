@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import annotations, make_page, real_texts, write_pages
@@ -52,7 +53,7 @@ def insert(path: Path, pages: list[dict]) -> None:
         )
 
 
-def full_twin(path: Path, tmp: Path, method: str, **options: int) -> dict:
+def full_twin(path: Path, tmp: Path, method: str, **options: Any) -> dict:
     twin = tmp / f"twin-{method}.sqlite"
     shutil.copy(path, twin)
     for suffix in ("-wal", "-shm"):

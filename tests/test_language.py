@@ -268,6 +268,6 @@ def test_detection_is_off_unless_asked(tmp_path):
         assert conn.execute("SELECT lang FROM _webdedup_prepared").fetchall() == [(None,)]
     said: list[str] = []
     Deduplicator(detect_language=True).run_on_db(db, on_message=said.append)
-    assert said and said[0].startswith("full run") and "detect_language" in said[0]
+    assert said and said[0].startswith("full run") and "--detect-language off -> on" in said[0]
     with closing(sqlite3.connect(db)) as conn:
         assert conn.execute("SELECT lang FROM _webdedup_prepared").fetchall() == [("de",)]

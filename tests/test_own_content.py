@@ -209,7 +209,8 @@ def test_an_incremental_run_over_half_the_crawl_equals_a_full_run(crawl, tmp_pat
         )
         conn.execute("DELETE FROM pages WHERE id IN (SELECT id FROM pages ORDER BY id LIMIT 3)")
     assert d.run_on_db(str(path)).mode == "incremental"
-    assert annotations(path) == full_twin(path, tmp_path, "minhash", threshold=0.8)
+    assert annotations(path) == full_twin(path, tmp_path, "minhash", threshold=0.8,
+                                          config=Config())
     assert state(path) == state(tmp_path / "twin-minhash.sqlite")
 
 

@@ -10,7 +10,7 @@ Example::
     >>> quote('we"ird')
     '"we""ird"'
     >>> sql("export/page", pages=quote("{url}"), url=quote("u"), rowid=quote("rowid"),
-    ...     title="NULL", text="NULL", html="NULL").count('"{url}"')
+    ...     title="NULL", text="NULL", html="NULL", content_hash="NULL").count('"{url}"')
     1
 """
 
