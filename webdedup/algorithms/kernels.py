@@ -450,15 +450,7 @@ def _placed_shingles(words: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarr
         k = short if words[i] >= _UNSPACED_BIT else size
         if i + k > n:
             continue
-        acc = _INIT
-        for j in range(k):
-            acc = acc * _MULT + words[i + j]
-        acc ^= acc >> _S33
-        acc *= _FMIX_C1
-        acc ^= acc >> _S33
-        acc *= _FMIX_C2
-        acc ^= acc >> _S33
-        hashes[m], starts[m], lengths[m] = acc, i, k
+        hashes[m], starts[m], lengths[m] = _shingle_hash(words, i, k), i, k
         m += 1
     if m == 0 and n > 0:  # shorter than every shingle: one shingle of all the tokens
         acc = _INIT
@@ -577,6 +569,21 @@ def _coverage(
     return ca, ta, pa, cb, tb, pb
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _shingle_hash(words: np.ndarray, i: int, k: int) -> np.uint64:
+    """The hash of the ``k`` tokens from ``i``: the Horner combination and MurmurHash3
+    finalizer of :mod:`.shingles`."""
+    acc = _INIT
+    for j in range(k):
+        acc = acc * _MULT + words[i + j]
+    acc ^= acc >> _S33
+    acc *= _FMIX_C1
+    acc ^= acc >> _S33
+    acc *= _FMIX_C2
+    acc ^= acc >> _S33
+    return acc
+
+
 @nb.njit(cache=True, nogil=True)
 def _shingles(words: np.ndarray, size: int) -> np.ndarray:
     """Unsorted shingle hashes (repeats kept) of the token hashes ``words``.
@@ -596,15 +603,7 @@ def _shingles(words: np.ndarray, size: int) -> np.ndarray:
         k = short if words[i] >= _UNSPACED_BIT else size
         if i + k > n_words:
             continue
-        acc = _INIT
-        for j in range(k):
-            acc = acc * _MULT + words[i + j]
-        acc ^= acc >> _S33
-        acc *= _FMIX_C1
-        acc ^= acc >> _S33
-        acc *= _FMIX_C2
-        acc ^= acc >> _S33
-        out[m] = acc
+        out[m] = _shingle_hash(words, i, k)
         m += 1
     if m == 0:  # shorter than every shingle: one shingle of all the tokens
         acc = _INIT
