@@ -504,6 +504,15 @@ def _covered(
             left[at] -= 1
             depth[starts[m]] += 1
             depth[starts[m] + lengths[m]] -= 1
+    covered, span = _covered_span(depth, weights, n)
+    return covered, total, span
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _covered_span(depth: np.ndarray, weights: np.ndarray, n: int) -> tuple[int, int]:
+    """(covered, span) characters from the running sum of ``depth`` over ``n`` tokens:
+    the weights of the tokens some found shingle covers, and of every token from the first
+    covered to the last (0, 0 when none is)."""
     covered = 0
     first = -1
     last = -1
@@ -515,12 +524,10 @@ def _covered(
             if first < 0:
                 first = i
             last = i
-    if first < 0:
-        return 0, total, 0
     span = 0
-    for i in range(first, last + 1):
+    for i in range(max(first, 0), last + 1):
         span += weights[i]
-    return covered, total, span
+    return covered, span
 
 
 @nb.njit(cache=True, nogil=True)
@@ -539,21 +546,7 @@ def _span_density(
         if at < other.size and other[at] == hashes[m]:
             depth[starts[m]] += 1
             depth[starts[m] + lengths[m]] -= 1
-    covered = 0
-    first = -1
-    last = -1
-    running = 0
-    for i in range(n):
-        running += depth[i]
-        if running > 0:
-            covered += weights[i]
-            if first < 0:
-                first = i
-            last = i
-    span = 0
-    for i in range(max(first, 0), last + 1):
-        span += weights[i]
-    return covered, span
+    return _covered_span(depth, weights, n)
 
 
 @nb.njit(cache=True, nogil=True)
