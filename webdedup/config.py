@@ -394,7 +394,10 @@ class Config:
         shipped: stored keys of an older version must not meet new ones; and the versions of
         text normalization (hashes, tokens) and of ``minhash`` verification (its grey zone).
         """
-        banding: dict[str, Any] = {"simhash_banding": 2} if self.method == "simhash" else {}
+        # simhash "banding" 3: the candidate distance is wider than the threshold's, and
+        # simhash "verification" 3: its candidates are verified on the texts (sketch.verify)
+        simhash = {"simhash_banding": 3, "verification": 3}
+        banding: dict[str, Any] = simhash if self.method == "simhash" else {}
         # minhash "sketch" 2: the stored sketch is the page's band keys, not its signature
         # minhash "verification" 3: the threshold is a Levenshtein ratio (sketch.verify)
         banding |= {"verification": 3, "sketch": 2} if self.method == "minhash" else {}
@@ -582,7 +585,7 @@ def lsh_level_for(threshold: float) -> float:
 #: The shaping parameters that are versions of webdedup's own algorithms, in words.
 _INTERNAL = {
     "normalization": "how texts are normalized (a newer webdedup)",
-    "verification": "how minhash verifies a candidate (a newer webdedup: the threshold is a "
+    "verification": "how a candidate is verified (a newer webdedup: the threshold is a "
     "Levenshtein ratio)",
     "sketch": "how sketches are stored (a newer webdedup)",
     "simhash_banding": "how simhash bands are cut (a newer webdedup)",

@@ -5,10 +5,12 @@
 sketch *is* the band keys (32 bits each: the signature is not kept), for ``simhash`` the
 64-bit SimHash; ``band_matrix`` reads the band keys of stored sketches back as an array;
 ``verify`` (and its wrappers ``pair_score``, ``text_similarity``) is the verified similarity
-of the ``minhash`` and ``simhash`` methods, with the measure that decided it.
+of the ``minhash`` and ``simhash`` methods, with the measure that decided it: their sketches
+only propose candidates (a shared MinHash band key; SimHashes within
+:func:`~.simhash.candidate_distance_for` the threshold), the texts decide.
 
-``minhash`` decides a candidate so that ``threshold`` is a **Levenshtein ratio**, with two
-duplicates by design beside it (:func:`verify`): a pair is an edge when
+``minhash`` and ``simhash`` decide a candidate so that ``threshold`` is a **Levenshtein
+ratio**, with two duplicates by design beside it (:func:`verify`): a pair is an edge when
 
 * the Levenshtein (Indel) ratio of the two normalized texts (their first
   ``LEVENSHTEIN_MAX_CHARS`` characters, as the ``levenshtein`` method compares them) is at
@@ -86,7 +88,7 @@ class Verdict:
     """The verified similarity of two texts and the measure that decided it."""
 
     score: float
-    measure: str  # "levenshtein", "moved", "contained", "overlap", "jaccard" or "simhash"
+    measure: str  # "levenshtein", "moved", "contained", "overlap" or "jaccard"
     shingle_score: float | None = None  # the shingle measure, whatever decided
 
 
@@ -122,7 +124,7 @@ class NearSpec:
             distance=int(config.distance),
             bands=bands,
             rows=rows,
-            max_distance=sh.max_distance_for(float(config.threshold)),
+            max_distance=sh.candidate_distance_for(float(config.threshold)),
         )
 
     @property
@@ -225,18 +227,16 @@ def simhashes(blobs: Sequence[bytes]) -> np.ndarray:
 
 
 def pair_score(spec: NearSpec, a: Any, b: Any) -> float:
-    """The verified similarity of a candidate pair (an edge when >= ``spec.threshold``).
-
-    ``a`` and ``b`` are ``(shingle-hash array, normalized text)`` pairs (minhash) or SimHash
-    ints (simhash).
+    """The verified similarity of a candidate pair (an edge when >= ``spec.threshold``):
+    :func:`verify`'s score, for ``minhash`` and ``simhash`` alike (their sketches only propose
+    the candidates). ``a`` and ``b`` are ``(shingle-hash array, normalized text)`` pairs
+    (:func:`features`).
     """
-    if spec.method == "minhash":
-        return verify(spec, a, b).score
-    return sh.similarity(a, b)
+    return verify(spec, a, b).score
 
 
 def features(spec: NearSpec, text: str | bytes) -> tuple[np.ndarray, str | bytes]:
-    """What :func:`pair_score` needs of a normalized text (minhash): shingles, compared text.
+    """What :func:`pair_score` needs of a normalized text: shingles, compared text.
 
     The text may be given as its UTF-8 bytes (:attr:`~.text.TextDigest.utf8`): they are
     decoded only for a pair whose Levenshtein ratio is computed."""
@@ -253,9 +253,10 @@ def _compared(text: str | bytes) -> str:
 def verify(
     spec: NearSpec, fa: tuple[np.ndarray, str | bytes], fb: tuple[np.ndarray, str | bytes]
 ) -> Verdict:
-    """The ``minhash`` verdict on two texts from their :func:`features`: an edge (``score >=
-    spec.threshold``) when their Levenshtein ratio, their moved ratio or (``overlap``) the
-    containment of the shorter in the longer reaches the threshold (module docstring).
+    """The verdict (``minhash``, ``simhash``) on two texts from their :func:`features`: an
+    edge (``score >= spec.threshold``) when their Levenshtein ratio, their moved ratio or
+    (``overlap``) the containment of the shorter in the longer reaches the threshold (module
+    docstring).
 
     Four scattered one-letter edits in 100 words break a fifth of the 5-word shingles, yet
     leave the texts 99% alike character by character; ten words inserted in the middle of
@@ -375,8 +376,6 @@ def overlap(a: np.ndarray, b: np.ndarray) -> float:
 
 def text_similarity(spec: NearSpec, a: str, b: str) -> float:
     """The method's similarity of two normalized texts (for scores against the canonical)."""
-    if spec.method == "minhash":
+    if spec.method in ("minhash", "simhash"):
         return verify(spec, features(spec, a), features(spec, b)).score
-    if spec.method == "simhash":
-        return sh.similarity(sh.simhash(a), sh.simhash(b))
     return fuzz.ratio(a[:LEVENSHTEIN_MAX_CHARS], b[:LEVENSHTEIN_MAX_CHARS]) / 100.0

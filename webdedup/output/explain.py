@@ -114,9 +114,9 @@ def run_config(stored: dict[str, Any]) -> Config:
 def run_score(config: Config, text_a: str, text_b: str) -> dict[str, Any]:
     """The similarity the run computes for two normalized texts, and the measure that decided.
 
-    The same code path as phase 4: ``minhash`` verifies on the Levenshtein ratio, the moved
-    ratio or containment (:func:`~webdedup.algorithms.sketch.verify`); ``simhash`` on the
-    SimHashes; ``levenshtein`` on the Indel ratio of the first ``LEVENSHTEIN_MAX_CHARS``
+    The same code path as phase 4: ``minhash`` and ``simhash`` verify on the Levenshtein
+    ratio, the moved ratio or containment (:func:`~webdedup.algorithms.sketch.verify`);
+    ``levenshtein`` on the Indel ratio of the first ``LEVENSHTEIN_MAX_CHARS``
     characters. ``score`` is rounded as the stored edge scores are.
 
     ``vectors`` scores a pair by the higher of the word TF-IDF cosine and the ``minhash``
@@ -127,7 +127,7 @@ def run_score(config: Config, text_a: str, text_b: str) -> dict[str, Any]:
     """
     spec = NearSpec.from_config(config)
     out: dict[str, Any] = {"method": spec.method, "threshold": spec.threshold}
-    if spec.method == "minhash":
+    if spec.method in ("minhash", "simhash"):
         v = verify(spec, features(spec, text_a), features(spec, text_b))
         out |= {
             "score": round(float(v.score), 6),
@@ -151,9 +151,6 @@ def run_score(config: Config, text_a: str, text_b: str) -> dict[str, Any]:
         }
         out["edge"] = out["shingle_score"] >= spec.threshold
         return out
-    elif spec.method == "simhash":
-        score = simhash.similarity(simhash.simhash(text_a), simhash.simhash(text_b))
-        out |= {"score": round(score, 6), "measure": "simhash", "compared_chars": SKETCH_CHARS}
     else:
         a, b = text_a[:LEVENSHTEIN_MAX_CHARS], text_b[:LEVENSHTEIN_MAX_CHARS]
         out |= {

@@ -225,9 +225,7 @@ def measures(params: dict[str, Any]) -> dict[str, str]:
     'Levenshtein (Indel) ratio of the first 20,000 characters of the normalized texts'
     """
     method = params.get("method", "minhash")
-    if method == "simhash":
-        near = "SimHash similarity (1 - Hamming distance / 64 of the 64-bit SimHashes)"
-    elif method == "levenshtein":
+    if method == "levenshtein":
         near = "Levenshtein (Indel) ratio of the first 20,000 characters of the normalized texts"
     else:
         shingle = "overlap coefficient" if params.get("similarity", "overlap") == "overlap" else (

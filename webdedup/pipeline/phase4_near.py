@@ -5,11 +5,12 @@ while the text is in hand (``phase1_prepare.prepare_batch``). The nodes of phase
 texts of the exact groups (``sql/near_nodes.sql``). Candidates are pairs of nodes of different
 groups that share a band key (found by sorting the band keys of their sketches in memory:
 :func:`~webdedup.algorithms.bands.candidate_pairs`); each candidate is **verified**
-before it becomes an edge: for ``minhash`` the Levenshtein ratio, moved ratio or containment
-of the two texts (:func:`~webdedup.algorithms.sketch.verify`), the SimHash similarity for
-``simhash``. The ``levenshtein`` method compares each
-node with the next ``distance`` ones in canonical-URL order instead. Edges are lifted to the
-exact groups and clustered by :func:`~webdedup.algorithms.cluster.group_near` (stars, no chaining).
+before it becomes an edge: the Levenshtein ratio, moved ratio or containment of the two texts
+(:func:`~webdedup.algorithms.sketch.verify`), for ``minhash`` and ``simhash`` alike (a
+``simhash`` candidate's SimHashes are also within the candidate distance). The
+``levenshtein`` method compares each node with the next ``distance`` ones in canonical-URL
+order instead. Edges are lifted to the exact groups and clustered by
+:func:`~webdedup.algorithms.cluster.group_near` (stars, no chaining).
 
 Pages shorter than ``min_words`` words (:func:`~webdedup.algorithms.text.word_length`) are
 never sketched nor compared.
@@ -26,7 +27,7 @@ import numpy as np
 
 from ..algorithms.bands import candidate_pairs, component_order, pairs_by_band
 from ..algorithms.cluster import component_edges, drop_cannot_links, group_near, groups_apart
-from ..algorithms.simhash import HASH_BITS, hamming_distances, simhash
+from ..algorithms.simhash import hamming_distances, simhash
 from ..algorithms.sketch import (
     NearSpec,
     features,
@@ -44,7 +45,7 @@ from . import language_guard, own_content, phase4_window, segments
 from .context import NearResult, RunContext
 from .phase1_prepare import worker_count
 
-#: Candidate pairs of the simhash method verified at a time.
+#: Candidate pairs of the simhash method compared by their SimHashes at a time.
 SIMHASH_BATCH = 100_000
 #: Candidate pairs per verification job handed to a worker process.
 VERIFY_CHUNK = 1_000
@@ -148,9 +149,9 @@ def _groups_apart(ctx: RunContext) -> set[tuple[int, int]]:
 
 
 def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, int, float]]]:
-    """Candidates by band collision, verified: minhash on the true shingle sets, computed
-    from the texts in worker processes (texts verified by an earlier run, cached by their
-    content hashes, are not verified again); simhash on the SimHashes.
+    """Candidates by band collision (:func:`_candidates`), verified on the true shingle sets and
+    texts, computed in worker processes (texts verified by an earlier run, cached by their
+    content hashes, are not verified again).
 
     The pairs stay in arrays and the scores go to ``temp.run_scores`` as they come: a
     million pages have about a million candidates, which as Python tuples and dicts (with
@@ -161,12 +162,7 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, i
     million by component).
     """
     conn = ctx.conn
-    nodes = _sketched_nodes(conn, spec)
-    if spec.method == "simhash":  # the stored SimHashes are all verification needs: no cache
-        return _simhash_run(ctx, spec, nodes)
-    lo, hi = candidate_pairs(nodes.keys, nodes.components)
-    first, second = nodes.ids[lo], nodes.ids[hi]
-    del nodes, lo, hi
+    first, second = _candidates(ctx, spec)
     bar = ctx.bar("verify", total=len(first), unit="pair")
     if ctx.incremental and not ctx.config.strip_segments:  # stripped texts change with counts
         conn.executemany(
@@ -208,6 +204,16 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, i
     ).fetchall()
     candidates = conn.execute("SELECT count(*) FROM temp.run_scores").fetchone()[0]
     return int(candidates), [(int(a), int(b), float(s)) for a, b, s in edges]
+
+
+def _candidates(ctx: RunContext, spec: NearSpec) -> tuple[np.ndarray, np.ndarray]:
+    """The candidate pairs as two arrays of page ids: nodes of different exact groups that
+    share a band key; for ``simhash``, also with SimHashes within ``spec.max_distance``."""
+    nodes = _sketched_nodes(ctx.conn, spec)
+    if spec.method == "simhash":
+        return _simhash_candidates(ctx, spec, nodes)
+    lo, hi = candidate_pairs(nodes.keys, nodes.components)
+    return nodes.ids[lo], nodes.ids[hi]
 
 
 def _verify_pages(ctx: RunContext, ids: set[int]) -> dict[int, PageInput]:
@@ -280,28 +286,27 @@ def _own_simhashes(ctx: RunContext, nodes: _Nodes) -> np.ndarray:
     return hashes
 
 
-def _simhash_run(
+def _simhash_candidates(
     ctx: RunContext, spec: NearSpec, nodes: _Nodes
-) -> tuple[int, list[tuple[int, int, float]]]:
-    """Keep the candidates within the distance, verified with array arithmetic on the
-    SimHashes of the run (8 bytes a page, in memory).
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs that share a band key and whose SimHashes (of their own texts) are within
+    ``spec.max_distance`` bits, with array arithmetic on the SimHashes of the run (8 bytes a
+    page, in memory).
 
     Random band collisions grow with the square of the pages (12 million candidates for
     200,000 pages at 0.9): they come a band at a time (each pair once, in the first band its
-    pages share) and are verified a batch at a time; only the edges are kept.
+    pages share) and are filtered a batch at a time; only the pairs within the distance are
+    kept.
     """
     hashes = _own_simhashes(ctx, nodes)
-    bar = ctx.bar("verify", unit="pair")
-    candidates = 0
-    edges: list[tuple[int, int, float]] = []
+    first: list[np.ndarray] = []
+    second: list[np.ndarray] = []
     for lo, hi in pairs_by_band(nodes.keys, nodes.components):
         for start in range(0, len(lo), SIMHASH_BATCH):
             a, b = lo[start : start + SIMHASH_BATCH], hi[start : start + SIMHASH_BATCH]
-            distance = hamming_distances(hashes[a], hashes[b])
-            for k in np.flatnonzero(distance <= spec.max_distance).tolist():
-                score = round((HASH_BITS - int(distance[k])) / HASH_BITS, 6)
-                edges.append((int(nodes.ids[a[k]]), int(nodes.ids[b[k]]), score))
-            candidates += len(a)
-            bar.update(len(a))
-    bar.close()
-    return candidates, sorted(edges)
+            near = hamming_distances(hashes[a], hashes[b]) <= spec.max_distance
+            first.append(nodes.ids[a[near]])
+            second.append(nodes.ids[b[near]])
+    if not first:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(first), np.concatenate(second)
