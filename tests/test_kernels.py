@@ -426,3 +426,23 @@ def test_bytes_normalize_as_text_on_every_real_text() -> None:
         assert sketch_utf8(data) == sketch_utf8(text)
         broken = data[:-1] if data and data[-1] >= 0x80 else data + b"\xe2\x80"  # a cut tail
         assert digest_text(broken) == digest_text(broken.decode("utf-8", "replace"))
+
+
+def test_stray_matches_far_outside_a_texts_body_do_not_stretch_its_span():
+    # the shorter's last words also stand at the head of the longer's other text (a line of
+    # chrome), far from the body: the stretch that holds the shorter is the body
+    body = " ".join(f"w{i}" for i in range(200))
+    short = body + " end zz yy xx"
+    longer = "zz yy xx " + " ".join(f"c{i}" for i in range(100)) + " " + body
+    _, (covered, _total, span) = kernels.coverage(short, longer, 3)
+    assert covered / span > 0.98  # from its first match to its last: 0.70
+
+
+def test_a_text_found_in_two_halves_far_apart_is_not_dense():
+    first = " ".join(f"a{i}" for i in range(100))
+    second = " ".join(f"b{i}" for i in range(100))
+    filler = " ".join(f"c{i}" for i in range(400))
+    _, (covered, _total, span) = kernels.coverage(
+        first + " " + second, first + " " + filler + " " + second, 3
+    )
+    assert covered / span < 0.55  # either half alone holds only half of what was found

@@ -154,12 +154,6 @@ def test_stats_the_report_and_the_review_app_show_the_thin_pages(crawl, tmp_path
     assert all(html.escape(reason) in page for reason in thin.values())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect (issue 29 stays open): the real frame here is a table of '|' cells, "
-    "and stray matches of its '| | |' tokens widen the stretch that containment measures, "
-    "so the copy scores 0.83 (moved) where its own text is wholly contained",
-)
 def test_the_press_release_framed_by_another_sites_chrome_is_still_found(crawl, tmp_path):
     path = _copy(crawl, tmp_path)
     with sqlite3.connect(path) as conn:

@@ -466,6 +466,11 @@ def _placed_shingles(words: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarr
     return hashes[:m], starts[:m], lengths[:m]
 
 
+#: Islands of covered tokens at each end of a text among which :func:`_covered_span` looks for
+#: the first and the last of the stretch (bounds its work on texts matched in many pieces).
+STRETCH_EDGE = 16
+
+
 @nb.njit(cache=True, nogil=True)
 def _covered(
     hashes: np.ndarray,
@@ -477,7 +482,8 @@ def _covered(
     """(covered, total, span) weights of a text whose placed shingles are matched, in text
     order, against the other text's shingle hashes ``other`` **as a multiset** (a shingle
     found k times there covers at most its first k occurrences here): a token is covered
-    when one of its shingles is matched; span: from the first covered token to the last."""
+    when one of its shingles is matched; span: the stretch that holds them
+    (:func:`_covered_span`)."""
     n = weights.size
     total = 0
     for i in range(n):
@@ -508,26 +514,53 @@ def _covered(
     return covered, total, span
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@nb.njit(cache=True, nogil=True)
 def _covered_span(depth: np.ndarray, weights: np.ndarray, n: int) -> tuple[int, int]:
-    """(covered, span) characters from the running sum of ``depth`` over ``n`` tokens:
-    the weights of the tokens some found shingle covers, and of every token from the first
-    covered to the last (0, 0 when none is)."""
+    """(covered, span) characters from the running sum of ``depth`` over ``n`` tokens: the
+    weights of the tokens some found shingle covers, and the span of the stretch that holds
+    them (0, 0 when none is covered).
+
+    The covered tokens lie in runs (islands). The stretch is, of the windows from an island
+    among the first :data:`STRETCH_EDGE` to one among the last, the one whose density (its
+    covered characters over its characters) and share (its covered characters over all
+    covered) are highest, the lower of the two: a few stray matches far outside the text's
+    body (a line of ``| | |`` cells of a table in other chrome, a common phrase) do not
+    stretch it over the chrome between them. The span returned is ``covered`` over that
+    lower value (rounded up), so ``covered / span`` is the stretch's score; with no stray
+    island it is the characters from the first covered token to the last, as before."""
+    first = np.empty(n, dtype=np.int64)  # each island's first character
+    end = np.empty(n, dtype=np.int64)  # and the end of its last
+    held = np.zeros(n + 1, dtype=np.int64)  # covered characters of the islands before it
     covered = 0
-    first = -1
-    last = -1
+    islands = 0
     running = 0
+    at = 0
+    inside = False
     for i in range(n):
         running += depth[i]
         if running > 0:
+            if not inside:
+                first[islands] = at
+                held[islands + 1] = held[islands]
+                islands += 1
+                inside = True
+            held[islands] += weights[i]
             covered += weights[i]
-            if first < 0:
-                first = i
-            last = i
-    span = 0
-    for i in range(max(first, 0), last + 1):
-        span += weights[i]
-    return covered, span
+            end[islands - 1] = at + weights[i]
+        else:
+            inside = False
+        at += weights[i]
+    if covered == 0:
+        return 0, 0
+    best = 0.0
+    for i in range(min(islands, STRETCH_EDGE)):
+        for j in range(max(i, islands - STRETCH_EDGE), islands):
+            inside_covered = held[j + 1] - held[i]
+            density = inside_covered / max(end[j] - first[i], 1)
+            score = min(density, inside_covered / covered)
+            if score > best:
+                best = score
+    return covered, int(np.ceil(covered / best - 1e-9))
 
 
 @nb.njit(cache=True, nogil=True)
@@ -535,8 +568,7 @@ def _span_density(
     buf: np.ndarray, other: np.ndarray, size: int, table: np.ndarray
 ) -> tuple[int, int]:
     """(covered, span) characters of a text by its shingles found in ``other`` (sorted
-    unique hashes, as a set): covered as in :func:`_covered`, span from the first covered
-    token to the last."""
+    unique hashes, as a set): covered and span as in :func:`_covered`."""
     words, weights = _weighted_tokens(buf, table)
     hashes, starts, lengths = _placed_shingles(words, size)
     n = words.size
@@ -745,7 +777,9 @@ def coverage(
     (:func:`token_weights`): for ``a`` then ``b``, (covered, total, span). A token is
     covered when one of its shingles is matched in the other text, the shingles of the two
     texts matched as multisets in text order (a shingle that the other text holds twice
-    covers two of its occurrences, not three); span: from the first covered token to the last.
+    covers two of its occurrences, not three); span: the stretch that holds the covered
+    tokens, from the first to the last, less stray matches outside the text's body
+    (:func:`_covered_span`).
 
     >>> coverage("x y a b c d e f z", "a b c d e f", 5)
     ((12, 17, 12), (11, 11, 11))
@@ -756,8 +790,8 @@ def coverage(
 
 def span_density(text: str | bytes, other: np.ndarray, size: int) -> tuple[int, int]:
     """(covered, span): the characters of ``text`` that its ``size``-shingles found in
-    ``other`` (sorted unique shingle hashes, a set) cover, and those from the first covered
-    token to the last (:func:`token_weights`).
+    ``other`` (sorted unique shingle hashes, a set) cover, and those of the stretch that
+    holds them (:func:`coverage`, :func:`token_weights`).
 
     >>> from webdedup.algorithms.shingles import shingle_hashes
     >>> span_density("x y a b c d e f z", shingle_hashes("a b c d e f", 5), 5)
