@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from trafilatura.deduplication import Simhash
 
 from webdedup.algorithms.simhash import (
+    PAIRED_MAX_DISTANCE,
     band_keys,
     band_layout,
     hamming,
@@ -124,8 +125,9 @@ def test_band_keys_pigeonhole(h, max_distance, data):
 
 
 def _key_groups(d: int) -> list[list[tuple[int, int]]]:
-    """The bit blocks behind each key: pairs of d + 2 blocks for 2 <= d <= 8, else bands."""
-    if not 2 <= d <= 8:
+    """The bit blocks behind each key: pairs of d + 2 blocks for 2 <= d <= PAIRED_MAX_DISTANCE,
+    else bands."""
+    if not 2 <= d <= PAIRED_MAX_DISTANCE:
         return [[band] for band in band_layout(d)]
     n = d + 2
     widths = [64 // n + (1 if i < 64 % n else 0) for i in range(n)]
