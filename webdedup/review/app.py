@@ -95,13 +95,13 @@ dl.legend dt { font-weight: 600; }
 .progress { font-size: 15px; margin: 4px 0 0; }
 .progress strong { font-size: 17px; }
 p.why { font-size: 16px; margin: 14px 0 6px; }
-p.actions { margin: 10px 0; display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
-p.actions form { display: inline; margin: 0; }
-p.actions button, p.actions a.nav { font: inherit; font-size: 13px; padding: 4px 10px;
+div.actions { margin: 10px 0; display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+div.actions form { display: inline; margin: 0; }
+div.actions button, div.actions a.nav { font: inherit; font-size: 13px; padding: 4px 10px;
   border: 1px solid var(--line); border-radius: 6px; background: #fff; color: var(--fg);
   text-decoration: none; cursor: pointer; }
-p.actions button.accept { background: #dafbe1; }
-p.actions button.reject { background: #ffebe9; }
+div.actions button.accept { background: #dafbe1; }
+div.actions button.reject { background: #ffebe9; }
 kbd { font: 11px ui-monospace, monospace; border: 1px solid var(--line); border-radius: 3px;
   padding: 0 4px; background: var(--bg); margin-left: 4px; }
 table.sbs { width: 100%; border-collapse: collapse; table-layout: fixed; font-size: 14px; }
@@ -731,7 +731,7 @@ class ReviewApp:
             "how this is measured</a> · "
             f'<a href="/group/{item.group}">the whole group</a></p>',
             decided,
-            f'<p class="actions">{"".join(actions)}</p>',
+            f'<div class="actions">{"".join(actions)}</div>',
             '<table class="sbs"><thead><tr>',
             head(canonical, '<span class="badge canonical">canonical</span>'),
             head(member, f'<span class="badge">{_e(item.kind or "?")}</span> member'),

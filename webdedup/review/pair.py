@@ -30,6 +30,10 @@ from ..output.html_review import _e, word_diff
 
 #: Paragraphs of a side aligned at most (a longer text is cut, and says so).
 MAX_PARAGRAPHS = 400
+#: Two changed paragraphs sit side by side when their words are this similar (difflib ratio).
+PAIRED = 0.5
+#: How far ahead a changed paragraph's counterpart is looked for.
+PAIR_WINDOW = 20
 
 
 @dataclass(frozen=True)
@@ -77,10 +81,7 @@ def side_by_side(
                 chrome = _is_chrome(same_a, chrome_canonical) or _is_chrome(same_b, chrome_member)
                 rows.append(Row(_e(same_a), _e(same_b), True, chrome))
             continue
-        left, right = a[i1:i2], b[j1:j2]
-        for k in range(max(len(left), len(right))):
-            p: str | None = left[k] if k < len(left) else None
-            q: str | None = right[k] if k < len(right) else None
+        for p, q in _pair_up(a[i1:i2], b[j1:j2]):
             if p is not None and q is not None:
                 marked_p, marked_q, _ = word_diff(p.split(), q.split())
             else:
@@ -91,6 +92,29 @@ def side_by_side(
             )
             rows.append(Row(marked_p, marked_q, False, chrome))
     return rows, own_share(a, b, chrome_canonical, chrome_member)
+
+
+def _similar(p: str, q: str) -> bool:
+    matcher = SequenceMatcher(None, _key(p).split(), _key(q).split(), autojunk=False)
+    return matcher.quick_ratio() >= PAIRED and matcher.ratio() >= PAIRED
+
+
+def _pair_up(left: Sequence[str], right: Sequence[str]) -> list[tuple[str | None, str | None]]:
+    """The paragraphs of a changed stretch, each beside its counterpart on the other side
+    (the first later one at least :data:`PAIRED` similar, in order), else beside nothing."""
+    out: list[tuple[str | None, str | None]] = []
+    i = 0
+    for q in right:
+        match = next((k for k in range(i, min(len(left), i + PAIR_WINDOW))
+                      if _similar(left[k], q)), None)
+        if match is None:
+            out.append((None, q))
+            continue
+        out += [(p, None) for p in left[i:match]]
+        out.append((left[match], q))
+        i = match + 1
+    out += [(p, None) for p in left[i:]]
+    return out
 
 
 def own_share(
