@@ -855,7 +855,8 @@ class ReviewApp:
         for m in members[:MAX_MEMBERS - 1]:
             words, n_words = _words(_text(m))
             diff, ratio = inline_diff(canon_words, words)
-            out.append(self._member(m, canonical["id"], diff, ratio, n_words, named, back))
+            pos = pos_of(conn, int(m["id"]), int(canonical["id"]))
+            out.append(self._member(m, canonical["id"], diff, ratio, n_words, named, back, pos))
         if size > len(rows):
             out.append(
                 f'<p class="more">{size - len(rows):,} more pages in this group are not shown '
@@ -873,7 +874,9 @@ class ReviewApp:
         n_words: int,
         named: dict[str, str],
         back: str,
+        pos: int | None = None,
     ) -> str:
+        """One member on a group's page (``pos``: its pair's place in the queue, linked)."""
         kind = m["dup_kind"] or "?"
         score = m["dup_score"]
         scores = [f'<span class="badge">{_e(kind)}</span>']
@@ -887,6 +890,8 @@ class ReviewApp:
         if m["edge_score"] is not None:
             scores.append(f"verified edge {m['edge_score']:.3f}")
         scores.append(f'<span title="{_e(named["words"])}">word similarity {ratio:.3f}</span>')
+        if pos is not None:
+            scores.append(f'<a href="/queue/{pos}">side by side, paragraphs aligned →</a>')
         forms = [self._form("duplicate", m["id"], canonical, "Duplicate", back),
                  self._form("canonical", m["id"], canonical, "Make this the canonical", back)]
         if kind == "near":
