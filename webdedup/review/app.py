@@ -57,7 +57,7 @@ from ..store.verdicts import (
 )
 from ..words import plural
 from .keys import KEYS_SCRIPT
-from .pair import rows_html, side_by_side, why_grouped
+from .pair import one_column, rows_html, side_by_side, why_grouped
 from .queue import Item, Progress, build_queue, item_at, next_pos, pos_of, progress
 
 #: Groups a page shows by default, and at most.
@@ -115,6 +115,9 @@ table.sbs tr.chrome td { color: #8c959f; font-size: 12px; background: none; }
 table.sbs tr.chrome del, table.sbs tr.chrome ins { background: none; }
 table.sbs tbody tr:last-child td { border-bottom: 1px solid var(--line); }
 .decided { background: #fff8c5; padding: 6px 10px; font-size: 13px; }
+.text p { margin: 0 0 6px; }
+.text p.chrome { color: #8c959f; font-size: 12px; }
+.text p.chrome del, .text p.chrome ins { background: none; }
 """
 
 
@@ -584,7 +587,7 @@ class ReviewApp:
                 raise NotFound(f"no duplicate group {ref} (groups of 2+ pages only)")
             params = last_run(conn).get("params", {})
             section = self._render_group(
-                conn, source, int(ref), int(row[0]), params, read_verdicts(conn)
+                conn, source, int(ref), int(row[0]), params, read_verdicts(conn), dim=True
             )
             return params, self._batch_note() + section
 
@@ -823,7 +826,12 @@ class ReviewApp:
         size: int,
         params: dict[str, Any],
         verdicts: list[Verdict],
+        *,
+        dim: bool = False,
     ) -> str:
+        """A group's section: its canonical, then each member's text aligned with the
+        canonical's (``dim``: the lines their sites repeat dimmed, as on a group's own page;
+        the list of groups leaves them, to read no host's other pages)."""
         query = source.sql("group_pages", folder="review")
         cur = conn.execute(query, {"group": group, "limit": MAX_MEMBERS + 1})
         names = [d[0] for d in cur.description]
@@ -833,7 +841,11 @@ class ReviewApp:
         keys = validate_election(source.election or DEFAULT_ELECTION)
         canonical, members = rows[0], rows[1:]
         named = measures(params)
-        canon_words, _ = _words(_text(canonical))
+        canon_text = _text(canonical)
+        canon_words, _ = _words(canon_text)
+        canon_chrome = (
+            self._chrome(conn, source, params, canonical["host"]) if dim else frozenset()
+        )
         ids = {r["id"] for r in rows}
         mine = [v for v in verdicts if v.page_a in ids or v.page_b in ids]
         back = f"/group/{group}"
@@ -853,8 +865,11 @@ class ReviewApp:
             out.append('<div class="verdicts">' + "<br>".join(
                 self._verdict_line(v, back) for v in mine) + "</div>")
         for m in members[:MAX_MEMBERS - 1]:
-            words, n_words = _words(_text(m))
-            diff, ratio = inline_diff(canon_words, words)
+            text = _text(m)
+            words, n_words = _words(text)
+            ratio = inline_diff(canon_words, words)[1]
+            chrome = self._chrome(conn, source, params, m["host"]) if dim else frozenset()
+            diff = one_column(canon_text, text, canon_chrome, chrome)
             pos = pos_of(conn, int(m["id"]), int(canonical["id"]))
             out.append(self._member(m, canonical["id"], diff, ratio, n_words, named, back, pos))
         if size > len(rows):
@@ -902,7 +917,7 @@ class ReviewApp:
                          "split it</span>")
         note = ""
         if n_words > 1500:
-            note = f'<p class="note">first 1,500 of {n_words:,} words compared</p>'
+            note = f'<p class="note">word similarity of the first 1,500 of {n_words:,} words</p>'
         return (
             f'<div class="member" data-id="{m["id"]}" data-kind="{_e(kind)}">'
             f'<h3>#{m["id"]} · {_title(m)}</h3><p class="url">{_link(m["url"])}</p>'

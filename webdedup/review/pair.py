@@ -26,7 +26,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from ..output.html_review import _e, word_diff
+from ..output.html_review import _e, _fold, inline_diff, word_diff
 
 #: Paragraphs of a side aligned at most (a longer text is cut, and says so).
 MAX_PARAGRAPHS = 400
@@ -73,25 +73,91 @@ def side_by_side(
     not in its chrome lines) that the canonical's own text holds in the same order."""
     a = paragraphs(canonical)[:MAX_PARAGRAPHS]
     b = paragraphs(member)[:MAX_PARAGRAPHS]
-    matcher = SequenceMatcher(None, [_key(p) for p in a], [_key(p) for p in b], autojunk=False)
     rows: list[Row] = []
+    for p, q, same in _aligned(a, b):
+        chrome = _row_chrome(p, q, same, chrome_canonical, chrome_member)
+        if same and p is not None and q is not None:
+            rows.append(Row(_e(p), _e(q), True, chrome))
+        elif p is not None and q is not None:
+            marked_p, marked_q, _ = word_diff(p.split(), q.split())
+            rows.append(Row(marked_p, marked_q, False, chrome))
+        else:
+            rows.append(Row(f"<del>{_e(p)}</del>" if p is not None else "",
+                            f"<ins>{_e(q)}</ins>" if q is not None else "", False, chrome))
+    return rows, own_share(a, b, chrome_canonical, chrome_member)
+
+
+def one_column(
+    canonical: str | None,
+    member: str | None,
+    chrome_canonical: Collection[str] = (),
+    chrome_member: Collection[str] = (),
+) -> str:
+    """The member's paragraphs as HTML in one column, aligned with the canonical's as in
+    :func:`side_by_side`: a changed paragraph with the words it lacks struck and its own
+    marked, a paragraph only the canonical has struck whole, one only the member has marked
+    whole, its chrome dimmed, a run of more than three identical paragraphs folded.
+
+    >>> one_column("Same.\\nOld words here.", "Same.\\nNew words here.")
+    '<p>Same.</p>\\n<p><del>Old</del> <ins>New</ins> words here.</p>'
+    """
+    out: list[str] = []
+    same_run: list[str] = []
+
+    def flush() -> None:
+        if len(same_run) > 3:
+            hidden = len(same_run) - 2
+            out.extend([same_run[0], f'<p class="fold">[… {hidden:,} identical paragraphs …]'
+                        "</p>", same_run[-1]])
+        else:
+            out.extend(same_run)
+        same_run.clear()
+
+    a = paragraphs(canonical)[:MAX_PARAGRAPHS]
+    b = paragraphs(member)[:MAX_PARAGRAPHS]
+    for p, q, same in _aligned(a, b):
+        chrome = _row_chrome(p, q, same, chrome_canonical, chrome_member)
+        css = ' class="chrome"' if chrome else ""
+        if same and q is not None:
+            if not chrome:
+                same_run.append(f"<p>{_fold(q.split())}</p>")
+                continue
+            html = f"<p{css}>{_e(q)}</p>"
+        elif p is not None and q is not None:
+            html = f"<p{css}>{inline_diff(p.split(), q.split())[0]}</p>"
+        elif q is None:
+            html = f"<p{css}><del>{_e(p)}</del></p>"
+        else:
+            html = f"<p{css}><ins>{_e(q)}</ins></p>"
+        flush()
+        out.append(html)
+    flush()
+    return "\n".join(out)
+
+
+def _aligned(a: Sequence[str], b: Sequence[str]) -> list[tuple[str | None, str | None, bool]]:
+    """The paragraphs of two texts aligned: ``(canonical's, member's, the same)``, None for
+    no paragraph on that side."""
+    matcher = SequenceMatcher(None, [_key(p) for p in a], [_key(p) for p in b], autojunk=False)
+    out: list[tuple[str | None, str | None, bool]] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
-            for same_a, same_b in zip(a[i1:i2], b[j1:j2], strict=True):
-                chrome = _is_chrome(same_a, chrome_canonical) or _is_chrome(same_b, chrome_member)
-                rows.append(Row(_e(same_a), _e(same_b), True, chrome))
-            continue
-        for p, q in _pair_up(a[i1:i2], b[j1:j2]):
-            if p is not None and q is not None:
-                marked_p, marked_q, _ = word_diff(p.split(), q.split())
-            else:
-                marked_p = f"<del>{_e(p)}</del>" if p is not None else ""
-                marked_q = f"<ins>{_e(q)}</ins>" if q is not None else ""
-            chrome = (p is None or _is_chrome(p, chrome_canonical)) and (
-                q is None or _is_chrome(q, chrome_member)
-            )
-            rows.append(Row(marked_p, marked_q, False, chrome))
-    return rows, own_share(a, b, chrome_canonical, chrome_member)
+            out += [(p, q, True) for p, q in zip(a[i1:i2], b[j1:j2], strict=True)]
+        else:
+            out += [(p, q, False) for p, q in _pair_up(a[i1:i2], b[j1:j2])]
+    return out
+
+
+def _row_chrome(
+    p: str | None, q: str | None, same: bool, chrome_a: Collection[str], chrome_b: Collection[str]
+) -> bool:
+    """A row is chrome when its paragraphs are lines their sites repeat (the same paragraph:
+    either side's site; a changed one: both sides, or the one side it is on)."""
+    in_a = p is not None and _is_chrome(p, chrome_a)
+    in_b = q is not None and _is_chrome(q, chrome_b)
+    if same:
+        return in_a or in_b
+    return (p is None or in_a) and (q is None or in_b)
 
 
 def _similar(p: str, q: str) -> bool:
