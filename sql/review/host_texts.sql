@@ -1,7 +1,7 @@
--- Each distinct text of the processed pages, by host (the first time the review app dims a
--- page's chrome in a run: one pass over the prepared rows, then a look-up a host): a page
--- holding it and the URLs that carry it, as webdedup.pipeline.own_content counts a host's
--- lines.
+-- Each distinct text of the processed pages of the hosts with a duplicate group member, by
+-- host (the first time the review app dims a page's chrome in a run: one pass over the
+-- prepared rows, then a look-up a host): a page holding it and the URLs that carry it, as
+-- webdedup.pipeline.own_content counts a host's lines.
 DROP TABLE IF EXISTS temp.review_host_texts;
 CREATE TEMP TABLE review_host_texts (
     host TEXT NOT NULL, content_hash TEXT NOT NULL, id INTEGER NOT NULL, urls INTEGER NOT NULL,
@@ -10,5 +10,6 @@ CREATE TEMP TABLE review_host_texts (
 INSERT INTO temp.review_host_texts
 SELECT host, content_hash, min(id), count(DISTINCT url_key)
 FROM main._webdedup_prepared
-WHERE ignored IS NULL AND host IS NOT NULL AND content_hash IS NOT NULL
+WHERE ignored IS NULL AND content_hash IS NOT NULL
+  AND host IN (SELECT host FROM temp.review_members WHERE host IS NOT NULL)
 GROUP BY host, content_hash;
