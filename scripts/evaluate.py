@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
 """Score webdedup's predicted groups against a labelled corpus (scripts/make_corpus.py or
-scripts/make_corpus_b.py).
+scripts/make_corpus_b.py), or against a reviewer's labelled pairs.
 
     python scripts/evaluate.py DB [--run METHOD] [--json]
+    python scripts/evaluate.py DB --labels pairs.jsonl [--run METHOD] [--json]
+
+With ``--labels`` the truth is the JSON Lines file that ``webdedup calibrate DB --labels
+pairs.jsonl`` writes from the reviewer's verdicts (one pair a line: ``a``, ``b``,
+``duplicate``): each pair is predicted a duplicate when the two pages share a ``dup_group``,
+and the report counts true/false positives and negatives, precision and recall (the DB needs
+no ``corpus_truth``).
 
 Reads ``pages.dup_group`` (the predicted group; NULL = the page was ignored, i.e. it is its own
 singleton) and ``corpus_truth`` (true ``cluster``, ``kind``, ``original_id``,
@@ -160,6 +167,33 @@ def evaluate(db_path) -> dict:
     return result
 
 
+def read_labels(path: str) -> list[tuple[int, int, bool]]:
+    """The labelled pairs of a ``webdedup calibrate --labels`` file."""
+    with open(path, encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    return [(int(r["a"]), int(r["b"]), bool(r["duplicate"])) for r in rows]
+
+
+def evaluate_labels(db_path, labels: Sequence[tuple[int, int, bool]]) -> dict:
+    """Pairwise counts of the predicted groups against labelled pairs (a page ignored, or
+    gone, is its own singleton)."""
+    conn = sqlite3.connect(db_path)
+    try:
+        group = dict(conn.execute("SELECT rowid, dup_group FROM pages"))
+    finally:
+        conn.close()
+    counts = Counter()
+    for a, b, duplicate in labels:
+        together = group.get(a) is not None and group.get(a) == group.get(b)
+        counts[(duplicate, together)] += 1
+    tp, fp = counts[(True, True)], counts[(False, True)]
+    fn, tn = counts[(True, False)], counts[(False, False)]
+    return {"pairs": len(labels), "true_positive": tp, "false_positive": fp,
+            "false_negative": fn, "true_negative": tn,
+            "precision": tp / (tp + fp) if tp + fp else 1.0,
+            "recall": tp / (tp + fn) if tp + fn else 1.0}
+
+
 def run_method(db_path, method: str, **options) -> float:
     """Run webdedup on ``db_path`` with ``method`` (and ``Config`` options); returns the wall
     time in seconds."""
@@ -221,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --run: decide on whole texts, not own content (README, 'Own "
                     "content and thin pages')")
     ap.add_argument("--threshold", type=float, default=None, help="with --run: the threshold")
+    ap.add_argument("--labels", metavar="FILE",
+                    help="score against these labelled pairs (webdedup calibrate --labels)")
     args = ap.parse_args(argv)
     options: dict = {"strip_segments": True} if args.strip_segments else {}
     if args.whole_text:
@@ -230,6 +266,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.segment_min_pages is not None:
         options["segment_min_pages"] = args.segment_min_pages
     run_seconds = run_method(args.db, args.run, **options) if args.run else None
+    if args.labels:
+        r = {"labels": evaluate_labels(args.db, read_labels(args.labels))}
+        if args.run:
+            r["method"] = args.run
+        if args.json:
+            print(json.dumps(r, indent=2))
+        else:
+            print("\n".join(f"{k:<16}{v}" for k, v in r["labels"].items()))
+        return 0
     r = evaluate(args.db)
     if args.run:
         r["method"] = args.run

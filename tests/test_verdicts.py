@@ -17,7 +17,7 @@ from conftest import annotations, make_page, real_texts, write_pages
 from webdedup import Deduplicator
 from webdedup.output import explain_pair, format_explanation
 from webdedup.store import connect, migrate, transaction
-from webdedup.store.verdicts import add_verdict, withdraw_verdict
+from webdedup.store.verdicts import add_verdict, read_verdicts, withdraw_verdict
 
 # annotations() columns: canonical_url, content_hash, exact_group_size, dup_group,
 # dup_group_size, canonical_id, is_canonical, dup_kind, dup_score
@@ -197,3 +197,36 @@ def test_a_chosen_canonical_wins_the_url_and_exact_elections_too(tmp_path):
     give(path, "canonical", 3, 2)  # the later choice wins
     Deduplicator().run_on_db(path, full=True)
     assert [annotations(path)[i][CANONICAL] for i in (1, 2, 3)] == [3, 3, 3]
+
+
+def test_verdicts_of_schema_9_survive_the_upgrade_to_labels(family):
+    """Schema 10 rebuilds the table (a third kind, a score): the verdicts already given, and
+    the trigger that queues their pages, are kept."""
+    give(family, "not_duplicate", 3, 1)
+    conn = sqlite3.connect(family)
+    with conn:  # the table as schema 9 left it
+        conn.executescript(
+            "CREATE TABLE old AS SELECT id, kind, page_a, page_b, created_at, note "
+            "FROM _webdedup_verdicts; DROP TABLE _webdedup_verdicts; "
+            "CREATE TABLE _webdedup_verdicts (id INTEGER PRIMARY KEY, kind TEXT NOT NULL "
+            "CHECK (kind IN ('not_duplicate', 'canonical')), page_a INTEGER NOT NULL, "
+            "page_b INTEGER, created_at TEXT NOT NULL, note TEXT); "
+            "INSERT INTO _webdedup_verdicts SELECT * FROM old; DROP TABLE old; "
+            "UPDATE _webdedup_meta SET value = '9' WHERE key = 'schema_version';"
+        )
+        columns = [r[1] for r in conn.execute("PRAGMA table_info(_webdedup_verdicts)")]
+    conn.close()
+    assert "score" not in columns
+    Deduplicator().run_on_db(family)  # migrates
+    assert give(family, "duplicate", 2, 1) == 2
+    conn = connect(family)
+    try:
+        kept = read_verdicts(conn)
+        queued = conn.execute("SELECT count(*) FROM _webdedup_changes WHERE op = 'verdict'")
+        assert queued.fetchone()[0] == 2  # the new verdict's two pages
+    finally:
+        conn.close()
+    assert [(v.kind, v.page_a, v.page_b, v.score) for v in kept] == [
+        ("not_duplicate", 3, 1, None), ("duplicate", 2, 1, None)]
+    rows = annotations(family)
+    assert rows[3][GROUP] != rows[1][GROUP] and rows[2][CANONICAL] == 1

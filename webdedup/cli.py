@@ -814,20 +814,23 @@ def review_command(path: str, port: int, host: str, busy_timeout: float) -> None
     Serves a local app (stopped by Ctrl-C or SIGTERM) that pages through every group, largest
     first, with search (URL, title) and filters (kind, host, group size, lowest score,
     language when the table has a lang column), each group's canonical with its election
-    values and each member's differences marked, the group-size and score pictures, and two
-    verdicts: a member is "not a duplicate" of its canonical, or a member should be the
-    canonical. Verdicts are stored in the database (table _webdedup_verdicts) and every later
-    'webdedup db' run, full or incremental, honours them.
+    values and each member's differences marked, the group-size and score pictures, and three
+    verdicts: a member is a "duplicate" of its canonical, "not a duplicate", or should be the
+    canonical. It opens on the queue: the pairs that need a person, those closest to the
+    threshold first, canonical and member side by side, decided with the keyboard (a, n, c;
+    j/k next/previous; u undo). Verdicts are stored in the database (table
+    _webdedup_verdicts), every later 'webdedup db' run, full or incremental, honours them,
+    and 'webdedup calibrate' holds them against each threshold.
 
     \b
     Example:
-        webdedup review crawl.sqlite            # then open http://127.0.0.1:8321/
+        webdedup review crawl.sqlite            # then open http://127.0.0.1:8321/queue
         webdedup review crawl.sqlite --port 0   # any free port
     """
     from .review import serve
 
     def ready(url: str) -> None:
-        click.echo(f"webdedup review: serving {path} at {url} (Ctrl-C stops it)")
+        click.echo(f"webdedup review: serving {path} at {url}queue (Ctrl-C stops it)")
 
     with errors_to_exit_codes():
         try:
@@ -870,6 +873,55 @@ def explain_command(
         click.echo(json.dumps(explanation, indent=2, ensure_ascii=False))
     else:
         click.echo(format_explanation(explanation))
+
+
+@cli.command("calibrate")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option(
+    "--labels",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default=None,
+    metavar="FILE",
+    help="Also write the verdicts as labelled pairs, one JSON object a line (a, b, duplicate, "
+    "score, verdict), as 'scripts/evaluate.py --labels' reads them ('-': standard output).",
+)
+@json_option("Print the contradictions at each threshold as JSON.")
+@busy_timeout_option()
+def calibrate_command(path: str, labels: str | None, as_json: bool, busy_timeout: float) -> None:
+    """Hold the reviewer verdicts of PATH against each threshold from 0.70 to 0.99.
+
+    Each verdict on a pair is a label: "duplicate" and "make this the canonical" say the two
+    pages are one, "not a duplicate" says they are not. A threshold contradicts a duplicate
+    pair whose score (the run's verified similarity, kept with the verdict) is under it, and
+    a not-duplicate pair whose score is at or above it. Prints how many verdicts each
+    threshold contradicts and the one that contradicts the fewest (the middle of the longest
+    run of such thresholds): the threshold that fits this crawl.
+
+    \b
+    Example:
+        webdedup calibrate crawl.sqlite
+        webdedup calibrate crawl.sqlite --labels pairs.jsonl
+    """
+    from .review.calibrate import calibrate_db, write_labels
+
+    with errors_to_exit_codes():
+        result = calibrate_db(path, busy_timeout=busy_timeout)
+    if labels is not None:
+        with click.open_file(labels, "w", encoding="utf-8") as out:
+            written = write_labels(result.labels, out)
+        if labels != "-":
+            click.echo(f"wrote {plural(written, 'labelled pair')} to {labels}", err=as_json)
+    if as_json:
+        click.echo(json.dumps({
+            "contradictions": {f"{t:.2f}": n for t, n in result.contradictions.items()},
+            "best": result.best,
+            "best_range": result.best_range,
+            "verdicts": len(result.labels),
+            "scored": result.scored,
+            "run_threshold": result.run_threshold,
+        }, indent=2))
+    elif labels != "-":
+        click.echo(result.report())
 
 
 @cli.command("segments")

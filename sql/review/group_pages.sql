@@ -18,6 +18,7 @@ SELECT p.{rowid}       AS id,
        w.is_https      AS is_https,
        w.url_len       AS url_len,
        w.is_external   AS is_external,
+       w.host          AS host,
        {text}          AS text,
        {html}          AS html
 FROM temp.review_members AS m

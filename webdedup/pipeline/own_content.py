@@ -18,7 +18,7 @@ incremental run gives what a full run gives.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import groupby
 
@@ -195,11 +195,26 @@ def stored_own_text(
     ).fetchone()
     if urls < int(config.segment_min_pages) or len(texts) < 2:
         return None
-    pages = fetch_pages(conn, layout, [pid for _, pid, _ in texts] + [page_id])
-    counts = host_line_counts(
-        (page_text(pages[pid]) if pid in pages else None, n) for _, pid, n in texts
+    lines = template_lines(
+        conn, layout, [(pid, n) for _, pid, n in texts], int(config.segment_min_pages)
     )
-    lines = host_lines(counts, int(config.segment_min_pages))
+    pages = fetch_pages(conn, layout, [page_id])
     text = page_text(pages[page_id]) if page_id in pages else None
     kept = own_text(text, lines)
     return None if kept == (text or "") else kept
+
+
+def template_lines(
+    conn: sqlite3.Connection, layout: Layout, texts: Sequence[tuple[int, int]], min_pages: int
+) -> frozenset[str]:
+    """A host's template lines (:func:`~webdedup.algorithms.own.host_lines`) from its
+    distinct texts, each given as ``(a page holding it, the URLs carrying it)``; read a
+    chunk at a time."""
+    ids = [pid for pid, _ in texts]
+    read: list[str | None] = []
+    for start in range(0, len(ids), READ_CHUNK):
+        chunk = ids[start : start + READ_CHUNK]
+        pages = fetch_pages(conn, layout, chunk)
+        read += [page_text(pages[pid]) if pid in pages else None for pid in chunk]
+    counts = host_line_counts(zip(read, (n for _, n in texts), strict=True))
+    return host_lines(counts, min_pages)

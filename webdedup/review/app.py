@@ -29,6 +29,7 @@ from ..incremental.plan import MISSED
 from ..output.html_review import CSS, MAX_MEMBERS, _e, _link, _words, inline_diff, measures
 from ..output.pictures import pictures_html
 from ..output.source import KINDS, Source, counts, last_run, read_layout
+from ..pipeline.own_content import template_lines
 from ..pipeline.phase5_write_back import INTERRUPTED
 from ..store import (
     connect,
@@ -49,10 +50,15 @@ from ..store.verdicts import (
     Verdict,
     add_verdict,
     missing_pages,
+    pair_score,
     read_verdicts,
+    verdict_pages,
     withdraw_verdict,
 )
 from ..words import plural
+from .keys import KEYS_SCRIPT
+from .pair import one_column, rows_html, side_by_side, why_grouped
+from .queue import Item, Progress, build_queue, item_at, next_pos, pos_of, progress
 
 #: Groups a page shows by default, and at most.
 PER_PAGE = 10
@@ -64,7 +70,9 @@ GROUP_ID = re.compile(r"[0-9]{1,19}")
 MAX_ID = 2**63 - 1
 #: Where a form's ``back`` field may send the browser: a page of this app (the list, with its
 #: query, or a group), never another host nor anything that could end a header.
-BACK = re.compile(r"/(group/[0-9]{1,19})?(\?[A-Za-z0-9_.~%&=+-]*)?")
+BACK = re.compile(r"/(group/[0-9]{1,19}|queue(/[0-9]{1,19})?)?(\?[A-Za-z0-9_.~%&=+-]*)?")
+#: Distinct texts of a host read to find its template lines (the lines to dim), at most.
+HOST_SAMPLE = 400
 T = TypeVar("T")
 _NOTHING: Any = object()  # the index of no run
 
@@ -84,6 +92,32 @@ table.thresholds { border-collapse: collapse; font-size: 13px; }
 table.thresholds td, table.thresholds th { border: 1px solid var(--line); padding: 2px 8px; }
 dl.legend { font-size: 12px; color: var(--muted); }
 dl.legend dt { font-weight: 600; }
+.progress { font-size: 15px; margin: 4px 0 0; }
+.progress strong { font-size: 17px; }
+p.why { font-size: 16px; margin: 14px 0 6px; }
+div.actions { margin: 10px 0; display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+div.actions form { display: inline; margin: 0; }
+div.actions button, div.actions a.nav { font: inherit; font-size: 13px; padding: 4px 10px;
+  border: 1px solid var(--line); border-radius: 6px; background: #fff; color: var(--fg);
+  text-decoration: none; cursor: pointer; }
+div.actions button.accept { background: #dafbe1; }
+div.actions button.reject { background: #ffebe9; }
+kbd { font: 11px ui-monospace, monospace; border: 1px solid var(--line); border-radius: 3px;
+  padding: 0 4px; background: var(--bg); margin-left: 4px; }
+table.sbs { width: 100%; border-collapse: collapse; table-layout: fixed; font-size: 14px; }
+table.sbs th { text-align: left; vertical-align: top; padding: 8px 10px; background: var(--bg);
+  border: 1px solid var(--line); font-weight: normal; }
+table.sbs th h3 { margin: 0 0 2px; font-size: 14px; }
+table.sbs td { vertical-align: top; padding: 4px 10px; border-left: 1px solid var(--line);
+  border-right: 1px solid var(--line); overflow-wrap: anywhere; }
+table.sbs tr.changed td { background: #fffbe6; }
+table.sbs tr.chrome td { color: #8c959f; font-size: 12px; background: none; }
+table.sbs tr.chrome del, table.sbs tr.chrome ins { background: none; }
+table.sbs tbody tr:last-child td { border-bottom: 1px solid var(--line); }
+.decided { background: #fff8c5; padding: 6px 10px; font-size: 13px; }
+.text p { margin: 0 0 6px; }
+.text p.chrome { color: #8c959f; font-size: 12px; }
+.text p.chrome del, .text p.chrome ins { background: none; }
 """
 
 
@@ -236,6 +270,12 @@ class ReviewApp:
         self._pictures: tuple[Any, str] | None = None
         self._run_started = ""
         self._batched = False
+        self._threshold = 0.9
+        self._host_lines: dict[str, frozenset[str]] = {}  # the dimmed lines of a host, a run
+        self._host_texts = False  # temp.review_host_texts built for the index's run
+        #: the verdicts this app recorded, newest last: what "undo" withdraws
+        self._undo: list[int] = []
+        self._undo_lock = threading.Lock()
         # fail now (not at the first request) on a file that is no database or not annotated
         connect(self.db, busy_timeout=busy_timeout, write=False).close()
         self._snapshot(lambda _conn, _source: None)
@@ -338,6 +378,9 @@ class ReviewApp:
         )
         self._source, self._lang = source, lang
         self._pictures = None
+        self._threshold = float(last_run(conn).get("params", {}).get("threshold") or 0.9)
+        build_queue(conn, self._threshold)
+        self._host_lines, self._host_texts = {}, False
 
     # -- requests ------------------------------------------------------------------------
 
@@ -353,8 +396,19 @@ class ReviewApp:
                     return self._group_page(path.removeprefix("/group/"))
                 if method == "GET" and path == "/thin":
                     return self._html(self._thin_page())
+                if method == "GET" and path == "/queue":
+                    return self._queue_next(query)
+                if method == "GET" and path.startswith("/queue/"):
+                    return self._queue_page(path.removeprefix("/queue/"))
+                if method == "GET" and path == "/measures":
+                    return self._html(self._measures_page())
+                if method == "GET" and path == "/review.js":
+                    return Response(200, KEYS_SCRIPT.encode("utf-8"),
+                                    "text/javascript; charset=utf-8")
                 if method == "GET" and path == "/health":
                     return Response(200, b"ok\n", "text/plain; charset=utf-8")
+                if method == "POST" and path == "/verdict/undo":
+                    return self._undo_last(form)
                 if method == "POST" and path in ("/verdict", "/verdict/withdraw"):
                     return self._post(path, form)
             except sqlite3.Error as exc:
@@ -406,10 +460,41 @@ class ReviewApp:
                             f"no page #{missing[0]} in table {layout.table!r}: a verdict names "
                             "pages of the database (reload the group)"
                         )
-                    add_verdict(conn, kind, a, b, _one(form, "note"))
+                    score = pair_score(conn, layout.table, layout.rowid, a, b)
+                    given = add_verdict(conn, kind, a, b, _one(form, "note"), score)
+                    with self._undo_lock:
+                        if given not in self._undo:
+                            self._undo.append(given)
         finally:
             conn.close()
         return Response(303, b"", headers={"Location": back})
+
+    def _undo_last(self, form: dict[str, list[str]]) -> Response:
+        """Withdraw the last verdict this app recorded (that is still there) and go back to
+        its pair in the queue."""
+        if _one(form, "token") != self.token:
+            return self._error(403, "this form is stale or not from this review app: reload it")
+        pages: tuple[int, int | None] | None = None
+        conn = self._open(write=True)
+        try:
+            with transaction(conn):
+                while pages is None:
+                    with self._undo_lock:
+                        if not self._undo:
+                            break
+                        last = self._undo.pop()
+                    found = verdict_pages(conn, last)
+                    if found is not None and withdraw_verdict(conn, last):
+                        pages = found
+        finally:
+            conn.close()
+        if pages is None:
+            raise InputError("nothing to undo: this review app has recorded no verdict since "
+                             "it started (withdraw older ones on their group's page)")
+        a, b = pages
+        pos = self._snapshot(lambda conn, _source: pos_of(conn, a, b))
+        where = f"/queue/{pos}" if pos is not None else "/queue"
+        return Response(303, b"", headers={"Location": where})
 
     # -- pages ---------------------------------------------------------------------------
 
@@ -427,9 +512,11 @@ class ReviewApp:
             ]
             return total, run, params, rows, hosts, verdicts, sections, self._pictures_html(
                 conn, source, run
-            ), self._batch_note()
+            ), self._batch_note(), progress(conn)
 
-        total, run, params, rows, hosts, verdicts, sections, pictures, note = self._snapshot(read)
+        total, run, params, rows, hosts, verdicts, sections, pictures, note, queue = (
+            self._snapshot(read)
+        )
         matched = int(rows[0][4]) if rows else 0
         start = (filters.page - 1) * filters.per_page
         out = [
@@ -443,9 +530,11 @@ class ReviewApp:
             "content of their own: never near-duplicates, never pruned). "
             f"Last run: {_e(run.get('mode'))} {_e(params.get('method'))}, "
             f"threshold {_e(params.get('threshold'))}, finished "
-            f"{_e(run.get('finished_at'))}. {_e(plural(len(verdicts), 'reviewer verdict'))}.</p>",
+            f"{_e(run.get('finished_at'))}. {_e(plural(len(verdicts), 'reviewer verdict'))}. "
+            '<a href="/measures">How the scores are measured</a>.</p>',
+            f'<p class="progress"><a href="/queue"><strong>Review the queue</strong></a>: '
+            f"{_e(queue.line())}</p>",
             note,
-            _legend(params),
             "</header><main>",
             pictures,
             self._filter_form(filters, hosts),
@@ -498,17 +587,179 @@ class ReviewApp:
                 raise NotFound(f"no duplicate group {ref} (groups of 2+ pages only)")
             params = last_run(conn).get("params", {})
             section = self._render_group(
-                conn, source, int(ref), int(row[0]), params, read_verdicts(conn)
+                conn, source, int(ref), int(row[0]), params, read_verdicts(conn), dim=True
             )
             return params, self._batch_note() + section
 
-        params, section = self._snapshot(read)
+        _params, section = self._snapshot(read)
         body = (
             _page_head(f"group {ref} — webdedup review")
-            + f'<main><p><a href="/">all groups</a></p>{_legend(params)}{section}'
+            + f'<main><p><a href="/">all groups</a> · <a href="/queue">the queue</a> · '
+            f'<a href="/measures">how the scores are measured</a></p>{section}'
             + "</main></body></html>\n"
         )
         return self._html(body)
+
+    # -- the queue ------------------------------------------------------------------------
+
+    def _queue_next(self, query: dict[str, list[str]]) -> Response:
+        """The next pair that needs a person (after ``?after=`` when given), or a page that
+        says the queue is done."""
+        after = _number(query, "after", int, 0, MAX_ID) or 0
+
+        def read(conn: sqlite3.Connection, _source: Source) -> tuple[int | None, Progress]:
+            return next_pos(conn, after), progress(conn)
+
+        pos, done = self._snapshot(read)
+        if pos is not None:
+            return Response(303, b"", headers={"Location": f"/queue/{pos}"})
+        return self._html(
+            _page_head(f"the queue — webdedup review — {self.db.name}")
+            + '<header class="top"><h1>Nothing left to review</h1>'
+            f'<p class="progress">{_e(done.line())}</p></header><main><p>Every pair in the '
+            "queue has a verdict. The next <code>webdedup db</code> run honours them; "
+            '<a href="/">all groups</a>.</p></main></body></html>\n'
+        )
+
+    def _queue_page(self, ref: str) -> Response:
+        if not GROUP_ID.fullmatch(ref) or int(ref) > MAX_ID:
+            raise NotFound(f"no place {ref[:40]!r} in the queue")
+
+        def read(conn: sqlite3.Connection, source: Source) -> str:
+            item = item_at(conn, int(ref))
+            if item is None:
+                raise NotFound(f"no place {ref} in the queue (it has changed: start at /queue)")
+            query = source.sql("pair_pages", folder="review")
+            cur = conn.execute(query, {"canonical": item.canonical, "member": item.member})
+            names = [d[0] for d in cur.description]
+            rows = {int(r[0]): dict(zip(names, map(as_text, r), strict=True)) for r in cur}
+            params = last_run(conn).get("params", {})
+            chrome = {
+                pid: self._chrome(conn, source, params, row.get("host"))
+                for pid, row in rows.items()
+            }
+            mine = [v for v in read_verdicts(conn, [item.member, item.canonical])
+                    if {v.page_a, v.page_b} == {item.member, item.canonical}
+                    or (v.kind == "canonical" and v.page_a == item.member)]
+            return self._batch_note() + self._render_item(
+                item, rows, chrome, mine, progress(conn)
+            )
+
+        body = self._snapshot(read)
+        return self._html(
+            _page_head(f"queue {ref} — webdedup review — {self.db.name}") + body
+            + '<script src="/review.js"></script></body></html>\n'
+        )
+
+    def _chrome(
+        self, conn: sqlite3.Connection, source: Source, params: dict[str, Any], host: str | None
+    ) -> frozenset[str]:
+        """The lines ``host`` repeats on its pages (to dim), as the run's own content counts
+        them, from up to :data:`HOST_SAMPLE` of its distinct texts; none when the run
+        compared whole texts."""
+        if not host or not params.get("own_content", True):
+            return frozenset()
+        if host not in self._host_lines:
+            if not self._host_texts:
+                run_script(conn, "review/host_texts")
+                self._host_texts = True
+            texts = conn.execute(
+                "SELECT id, urls FROM temp.review_host_texts WHERE host = ? LIMIT ?",
+                (host, HOST_SAMPLE),
+            ).fetchall()
+            min_pages = int(params.get("segment_min_pages") or 3)
+            self._host_lines[host] = (
+                template_lines(conn, source.layout, texts, min_pages)
+                if len(texts) >= 2 else frozenset()
+            )
+        return self._host_lines[host]
+
+    def _render_item(
+        self,
+        item: Item,
+        rows: dict[int, dict[str, Any]],
+        chrome: dict[int, frozenset[str]],
+        verdicts: list[Verdict],
+        done: Progress,
+    ) -> str:
+        canonical, member = rows.get(item.canonical), rows.get(item.member)
+        if canonical is None or member is None:
+            raise NotFound("a page of this pair has gone since the last run: go to the next")
+        table, share = side_by_side(
+            _text(canonical), _text(member), chrome[item.canonical], chrome[item.member]
+        )
+        back = f"/queue?after={item.pos}"
+        here = f"/queue/{item.pos}"
+        sentence = why_grouped(item.kind, share, canonical.get("canonical_url"))
+        scored = ""
+        if item.kind == "near" and item.score is not None:
+            scored = (f" The run scored the pair {item.score:.3f} (threshold "
+                      f"{self._threshold:g}).")
+        actions = [self._form("duplicate", item.member, item.canonical, "Duplicate", back,
+                              key="a", ident="accept", css="accept")]
+        if item.kind == "near":
+            actions.append(self._form("not_duplicate", item.member, item.canonical,
+                                      "Not a duplicate", back, key="n", ident="reject",
+                                      css="reject"))
+        actions.append(self._form("canonical", item.member, item.canonical,
+                                  "Make this the canonical", back, key="c", ident="canonical"))
+        if item.pos > 1:
+            actions.append(f'<a class="nav" id="prev" rel="prev" href="/queue/{item.pos - 1}">'
+                           "← previous<kbd>k</kbd></a>")
+        actions.append(f'<a class="nav" id="next" rel="next" href="{_e(back)}">'
+                       "next →<kbd>j</kbd></a>")
+        actions.append(
+            '<form method="post" action="/verdict/undo" id="undo">'
+            f'<input type="hidden" name="token" value="{_e(self.token)}">'
+            '<button type="submit">undo<kbd>u</kbd></button></form>'
+        )
+        decided = ""
+        if verdicts:
+            decided = '<p class="decided">Decided: ' + "<br>".join(
+                self._verdict_line(v, here) for v in verdicts) + "</p>"
+
+        def head(row: dict[str, Any], label: str) -> str:
+            return (f'<th><h3>{label} #{row["id"]} · {_title(row)}</h3>'
+                    f'<p class="url">{_link(row["url"])}</p></th>')
+
+        return "\n".join([
+            '<header class="top">',
+            f"<h1>webdedup review — {_e(self.db.name)}</h1>",
+            f'<p class="progress"><strong>{_e(done.line())}</strong> · '
+            '<a href="/">all groups</a> · <a href="/measures">how the scores are measured</a>'
+            "</p></header>",
+            f'<main class="queue" data-pos="{item.pos}" data-member="{item.member}" '
+            f'data-canonical="{item.canonical}" data-group="{item.group}">',
+            f'<p class="why">{sentence}{_e(scored)} <a href="/measures#{_e(item.kind or "")}">'
+            "how this is measured</a> · "
+            f'<a href="/group/{item.group}">the whole group</a></p>',
+            decided,
+            f'<div class="actions">{"".join(actions)}</div>',
+            '<table class="sbs"><thead><tr>',
+            head(canonical, '<span class="badge canonical">canonical</span>'),
+            head(member, f'<span class="badge">{_e(item.kind or "?")}</span> member'),
+            "</tr></thead><tbody>",
+            rows_html(table) or '<tr><td colspan="2" class="note">(no text)</td></tr>',
+            "</tbody></table>",
+            '<p class="note">Keys: <kbd>a</kbd> duplicate · <kbd>n</kbd> not a duplicate · '
+            "<kbd>c</kbd> make the member the canonical · <kbd>j</kbd> next · <kbd>k</kbd> "
+            "previous · <kbd>u</kbd> undo. Dimmed: lines the site repeats on its other pages. "
+            "Marked: <del>only in the canonical</del>, <ins>only in the member</ins>.</p>",
+            "</main>",
+        ])
+
+    def _measures_page(self) -> str:
+        params = self._snapshot(lambda conn, _source: last_run(conn).get("params", {}))
+        return (
+            _page_head(f"how the scores are measured — webdedup review — {self.db.name}")
+            + '<main><p><a href="/queue">the queue</a> · <a href="/">all groups</a></p>'
+            "<h1>How the scores are measured</h1>"
+            '<p id="near">The sentence above a pair in the queue ("92 % of the member\'s own '
+            "text is in the canonical\") is the review's own count: the member's words, "
+            "without the lines its site repeats on its other pages, found in the same order "
+            "in the canonical's. The run decided with its own measure, named here:</p>"
+            + _legend(params) + "</main></body></html>\n"
+        )
 
     def _batch_note(self) -> str:
         if not self._batched:
@@ -575,7 +826,12 @@ class ReviewApp:
         size: int,
         params: dict[str, Any],
         verdicts: list[Verdict],
+        *,
+        dim: bool = False,
     ) -> str:
+        """A group's section: its canonical, then each member's text aligned with the
+        canonical's (``dim``: the lines their sites repeat dimmed, as on a group's own page;
+        the list of groups leaves them, to read no host's other pages)."""
         query = source.sql("group_pages", folder="review")
         cur = conn.execute(query, {"group": group, "limit": MAX_MEMBERS + 1})
         names = [d[0] for d in cur.description]
@@ -585,7 +841,11 @@ class ReviewApp:
         keys = validate_election(source.election or DEFAULT_ELECTION)
         canonical, members = rows[0], rows[1:]
         named = measures(params)
-        canon_words, _ = _words(_text(canonical))
+        canon_text = _text(canonical)
+        canon_words, _ = _words(canon_text)
+        canon_chrome = (
+            self._chrome(conn, source, params, canonical["host"]) if dim else frozenset()
+        )
         ids = {r["id"] for r in rows}
         mine = [v for v in verdicts if v.page_a in ids or v.page_b in ids]
         back = f"/group/{group}"
@@ -605,9 +865,13 @@ class ReviewApp:
             out.append('<div class="verdicts">' + "<br>".join(
                 self._verdict_line(v, back) for v in mine) + "</div>")
         for m in members[:MAX_MEMBERS - 1]:
-            words, n_words = _words(_text(m))
-            diff, ratio = inline_diff(canon_words, words)
-            out.append(self._member(m, canonical["id"], diff, ratio, n_words, named, back))
+            text = _text(m)
+            words, n_words = _words(text)
+            ratio = inline_diff(canon_words, words)[1]
+            chrome = self._chrome(conn, source, params, m["host"]) if dim else frozenset()
+            diff = one_column(canon_text, text, canon_chrome, chrome)
+            pos = pos_of(conn, int(m["id"]), int(canonical["id"]))
+            out.append(self._member(m, canonical["id"], diff, ratio, n_words, named, back, pos))
         if size > len(rows):
             out.append(
                 f'<p class="more">{size - len(rows):,} more pages in this group are not shown '
@@ -625,7 +889,9 @@ class ReviewApp:
         n_words: int,
         named: dict[str, str],
         back: str,
+        pos: int | None = None,
     ) -> str:
+        """One member on a group's page (``pos``: its pair's place in the queue, linked)."""
         kind = m["dup_kind"] or "?"
         score = m["dup_score"]
         scores = [f'<span class="badge">{_e(kind)}</span>']
@@ -639,16 +905,19 @@ class ReviewApp:
         if m["edge_score"] is not None:
             scores.append(f"verified edge {m['edge_score']:.3f}")
         scores.append(f'<span title="{_e(named["words"])}">word similarity {ratio:.3f}</span>')
-        forms = [self._form("canonical", m["id"], canonical, "Make this the canonical", back)]
+        if pos is not None:
+            scores.append(f'<a href="/queue/{pos}">side by side, paragraphs aligned →</a>')
+        forms = [self._form("duplicate", m["id"], canonical, "Duplicate", back),
+                 self._form("canonical", m["id"], canonical, "Make this the canonical", back)]
         if kind == "near":
-            forms.insert(0, self._form("not_duplicate", m["id"], canonical, "Not a duplicate",
+            forms.insert(1, self._form("not_duplicate", m["id"], canonical, "Not a duplicate",
                                        back))
         else:
             forms.append('<span class="note">same URL or text as its group: a run cannot '
                          "split it</span>")
         note = ""
         if n_words > 1500:
-            note = f'<p class="note">first 1,500 of {n_words:,} words compared</p>'
+            note = f'<p class="note">word similarity of the first 1,500 of {n_words:,} words</p>'
         return (
             f'<div class="member" data-id="{m["id"]}" data-kind="{_e(kind)}">'
             f'<h3>#{m["id"]} · {_title(m)}</h3><p class="url">{_link(m["url"])}</p>'
@@ -657,16 +926,24 @@ class ReviewApp:
             f'<div class="text">{diff or "<span class=note>(no text)</span>"}</div>{note}</div>'
         )
 
-    def _form(self, kind: str, a: int, b: int, label: str, back: str) -> str:
+    def _form(
+        self, kind: str, a: int, b: int, label: str, back: str, *, key: str = "",
+        ident: str = "", css: str = "",
+    ) -> str:
+        """A verdict's form (``key``: its keyboard key, shown; ``ident``: the form's id, by
+        which the queue's script submits it)."""
+        form_id = f' id="{ident}"' if ident else ""
+        button_class = f' class="{css}"' if css else ""
+        shown = f"{_e(label)}<kbd>{_e(key)}</kbd>" if key else _e(label)
         return (
-            f'<form class="verdict" method="post" action="/verdict">'
+            f'<form class="verdict" method="post" action="/verdict"{form_id}>'
             f'<input type="hidden" name="token" value="{_e(self.token)}">'
             f'<input type="hidden" name="kind" value="{kind}">'
             f'<input type="hidden" name="page_a" value="{int(a)}">'
             f'<input type="hidden" name="page_b" value="{int(b)}">'
             f'<input type="hidden" name="back" value="{_e(back)}">'
-            f'<button type="submit" name="verdict" value="{kind}-{int(a)}">{_e(label)}</button>'
-            "</form>"
+            f'<button type="submit" name="verdict" value="{kind}-{int(a)}"{button_class}>'
+            f"{shown}</button></form>"
         )
 
     def _verdict_line(self, v: Verdict, back: str) -> str:

@@ -59,7 +59,7 @@ def make_handler(
             self.send_header("X-Frame-Options", "DENY")
             self.send_header(
                 "Content-Security-Policy",
-                "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+                "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src data:; "
                 "form-action 'self'; frame-ancestors 'none'",
             )
             for name, value in response.headers.items():

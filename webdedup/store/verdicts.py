@@ -1,11 +1,16 @@
 """Reviewer verdicts (``_webdedup_verdicts``): what ``webdedup review`` records, what runs honour.
 
-Two kinds (``sql/migrations/0005_verdicts.sql``):
+Three kinds (``sql/migrations/0005_verdicts.sql``, ``0010_verdict_labels.sql``):
 
+- ``duplicate``: page ``page_a`` is a duplicate of page ``page_b`` (the reviewer accepts the
+  run's decision; no run changes anything for it, it is a label for ``webdedup calibrate``);
 - ``not_duplicate``: page ``page_a`` is not a duplicate of page ``page_b``: a cannot-link
   pair, never in one near-duplicate group again;
 - ``canonical``: page ``page_a`` is its group's canonical (``page_b``: the one it replaced),
   as long as it is in the group and not deleted.
+
+A verdict keeps the pair's ``score`` when it was given (the run's verified similarity of the
+two pages), so that it stays a labelled pair after the next run has split them.
 
 Writing a verdict (or withdrawing one) queues both pages in ``_webdedup_changes`` (a trigger
 of the migration), so the next incremental run re-opens the region around them.
@@ -30,10 +35,12 @@ from datetime import datetime, timezone
 
 from ..errors import ConfigError
 from .sqlfiles import quote
-from .tables import table_exists
+from .tables import table_columns, table_exists
 
 TABLE = "_webdedup_verdicts"
-KINDS = ("not_duplicate", "canonical")
+KINDS = ("not_duplicate", "canonical", "duplicate")
+#: The kinds that judge a pair of pages (either way round).
+PAIR_KINDS = ("not_duplicate", "duplicate")
 
 
 @dataclass(frozen=True)
@@ -46,12 +53,15 @@ class Verdict:
     page_b: int | None
     created_at: str
     note: str | None = None
+    score: float | None = None
 
     def describe(self) -> str:
         """One human line, e.g. for ``explain``."""
         when = self.created_at.replace("T", " ").replace("+00:00", " UTC")
         if self.kind == "not_duplicate":
             what = f"#{self.page_a} is not a duplicate of #{self.page_b}"
+        elif self.kind == "duplicate":
+            what = f"#{self.page_a} is a duplicate of #{self.page_b}"
         else:
             what = f"#{self.page_a} is its group's canonical"
             if self.page_b is not None:
@@ -64,7 +74,8 @@ def read_verdicts(conn: sqlite3.Connection, pages: Iterable[int] | None = None) 
     database predates verdicts."""
     if not table_exists(conn, TABLE):
         return []
-    query = f"SELECT id, kind, page_a, page_b, created_at, note FROM {TABLE} ORDER BY id"
+    score = "score" if "score" in table_columns(conn, TABLE) else "NULL"  # before schema 10
+    query = f"SELECT id, kind, page_a, page_b, created_at, note, {score} FROM {TABLE} ORDER BY id"
     rows = [Verdict(*r) for r in conn.execute(query)]
     if pages is None:
         return rows
@@ -78,19 +89,21 @@ def add_verdict(
     page_a: int,
     page_b: int | None = None,
     note: str | None = None,
+    score: float | None = None,
 ) -> int:
     """Record a verdict (call inside a write transaction, after ``migrate``); returns its id.
 
-    The same verdict given again (a form posted twice; for ``not_duplicate`` the same pair
-    either way round) is stored once: the id of the one already stored is returned.
+    The same verdict given again (a form posted twice; for ``not_duplicate`` and
+    ``duplicate`` the same pair either way round) is stored once: the id of the one already
+    stored is returned. ``score``: the pair's verified similarity, when known.
     """
     if kind not in KINDS:
         raise ConfigError(f"unknown verdict {kind!r}; choose from: {', '.join(KINDS)}")
-    if kind == "not_duplicate" and (page_b is None or page_b == page_a):
-        raise ConfigError("a 'not_duplicate' verdict names two different pages")
+    if kind in PAIR_KINDS and (page_b is None or page_b == page_a):
+        raise ConfigError(f"a {kind!r} verdict names two different pages")
     b = None if page_b is None else int(page_b)
     pairs: list[tuple[int | None, int | None]] = [(int(page_a), b)]
-    if kind == "not_duplicate":
+    if kind in PAIR_KINDS:
         pairs.append((b, int(page_a)))
     for a_, b_ in pairs:
         same = conn.execute(
@@ -100,10 +113,18 @@ def add_verdict(
         ).fetchone()
         if same is not None:
             return int(same[0])
+    if kind in PAIR_KINDS:  # the reviewer changed their mind: the last word on a pair counts
+        other = PAIR_KINDS[1 - PAIR_KINDS.index(kind)]
+        conn.execute(
+            f"DELETE FROM {TABLE} WHERE kind = ? AND ((page_a = ? AND page_b = ?) "
+            "OR (page_a = ? AND page_b = ?))",
+            (other, int(page_a), b, b, int(page_a)),
+        )
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     cur = conn.execute(
-        f"INSERT INTO {TABLE} (kind, page_a, page_b, created_at, note) VALUES (?, ?, ?, ?, ?)",
-        (kind, int(page_a), None if page_b is None else int(page_b), now, note),
+        f"INSERT INTO {TABLE} (kind, page_a, page_b, created_at, note, score) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (kind, int(page_a), b, now, note, score),
     )
     return int(cur.lastrowid or 0)
 
@@ -117,6 +138,34 @@ def missing_pages(
     return [
         int(p) for p in pages if p is not None and conn.execute(query, (int(p),)).fetchone() is None
     ]
+
+
+def pair_score(
+    conn: sqlite3.Connection, table: str, rowid: str, a: int, b: int | None
+) -> float | None:
+    """The run's verified similarity of two pages, when one is the other's canonical and
+    joined it as a near-duplicate (its ``dup_score``); else None."""
+    if b is None:
+        return None
+    query = (
+        f"SELECT dup_score FROM {quote(table)} WHERE {quote(rowid)} = ? AND canonical_id = ? "
+        "AND dup_kind = 'near'"
+    )
+    for member, canonical in ((a, b), (b, a)):
+        row = conn.execute(query, (int(member), int(canonical))).fetchone()
+        if row is not None and row[0] is not None:
+            return float(row[0])
+    return None
+
+
+def verdict_pages(conn: sqlite3.Connection, verdict_id: int) -> tuple[int, int | None] | None:
+    """The two pages a verdict names (None when there is no such verdict)."""
+    if not table_exists(conn, TABLE):
+        return None
+    row = conn.execute(
+        f"SELECT page_a, page_b FROM {TABLE} WHERE id = ?", (int(verdict_id),)
+    ).fetchone()
+    return (int(row[0]), None if row[1] is None else int(row[1])) if row else None
 
 
 def withdraw_verdict(conn: sqlite3.Connection, verdict_id: int) -> bool:
