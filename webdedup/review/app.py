@@ -986,8 +986,6 @@ def _short_measure(text: str) -> str:
         return "verified word-shingle overlap"
     if text.startswith("verified Jaccard"):
         return "verified word-shingle Jaccard"
-    if text.startswith("SimHash"):
-        return "SimHash similarity"
     return "Levenshtein ratio"
 
 
