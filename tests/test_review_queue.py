@@ -20,6 +20,7 @@ from conftest import ROOT, annotations, make_page, real_texts, write_pages
 from test_verdicts import CANONICAL, GROUP
 
 from webdedup import Config, Deduplicator
+from webdedup.algorithms.own import line_key
 from webdedup.cli import cli
 from webdedup.review import ReviewApp
 from webdedup.review.pair import side_by_side
@@ -186,7 +187,8 @@ def test_side_by_side_aligns_paragraphs_and_dims_the_sites_chrome():
     changed = " ".join([lines[2].split()[0], "CHANGED", *lines[2].split()[2:]])
     member = "\n".join([chrome[0], "A new first paragraph of the copy.", *lines[:2], changed,
                         *lines[3:], chrome[1]])
-    rows, share = side_by_side(canonical, member, set(chrome), set(chrome))
+    keys = {line_key(c) for c in chrome}  # as host_lines gives them
+    rows, share = side_by_side(canonical, member, keys, keys)
     # the chrome rows are dimmed; the copy's own paragraph stands beside nothing
     assert [r.chrome for r in rows].count(True) == 2
     added = [r for r in rows if "A new first paragraph" in r.right]

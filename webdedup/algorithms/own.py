@@ -16,10 +16,13 @@ is compared at all) has no content of its own to judge: it is **thin**
 Example::
 
     >>> nav = "Home | News | Sport | Weather | Contact | Log in"
-    >>> texts = [(f"{nav}\\nstory {i} " + "word " * 5, 1) for i in range(3)]
+    >>> stories = ["The council met on Tuesday to vote on the budget for the next year.",
+    ...            "A storm closed the bridge for most of the day and flooded two roads.",
+    ...            "Schools open an hour late tomorrow while the heating is repaired."]
+    >>> texts = [(f"{nav}\\n{story}", 1) for story in stories]
     >>> counts = host_line_counts(texts)
     >>> own_text(texts[0][0], host_lines(counts, 3))
-    'story 0 word word word word word '
+    'The council met on Tuesday to vote on the budget for the next year.'
 """
 
 from __future__ import annotations
@@ -28,25 +31,36 @@ from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from .shingles import jaccard, shingle_hashes
+from .text import normalize_text
+
 #: Version of how own texts are cut (part of the configuration's fingerprint).
-OWN_VERSION = 2
+OWN_VERSION = 3
 
 
 def line_key(line: str) -> str:
-    """A line as the host's lines are counted: stripped. A site's template is the same
-    characters on each of its pages, so nothing else is normalized (as segments are not).
+    """A line as the host's lines are counted and taken away: normalized as texts are
+    compared (:func:`~.text.normalize_text`: case, Unicode forms, quotes and dashes,
+    whitespace), so a copy whose quotes were typeset otherwise loses the same lines as its
+    original.
 
-    >>> line_key("  Privacy policy   ")
-    'Privacy policy'
+    >>> line_key("  Privacy \u201cpolicy\u201d   ")
+    'privacy "policy"'
     """
-    return line.strip()
+    return normalize_text(line)
 
 
-#: Two texts whose shared lines hold less than this share of the characters of their lines
-#: (weighted Jaccard of their line sets) are different pages. Copies of one text (an edit, a
-#: truncation, another frame, paragraphs reordered) share most of their lines; pages of one
+#: Two texts that share less than this share of their word trigrams (Jaccard of the shingle
+#: sets of their normalized texts) are different pages. Copies of one text (an edit, a
+#: truncation, another frame, paragraphs reordered, quotes and dashes typeset otherwise) share
+#: most of their trigrams, even where an edit leaves no line of them equal; pages of one
 #: template around different stories share only the template.
 APART = 0.5
+#: Tokens of the shingles :func:`apart` compares (word trigrams; character trigrams in Chinese
+#: and Japanese, as :func:`~.shingles.shingle_hashes` cuts them).
+APART_SHINGLE = 3
 #: The texts carrying a line that are compared pairwise to find two apart (bounds the cost).
 APART_CHECKS = 64
 
@@ -59,6 +73,14 @@ class LineCounts:
     texts: Counter[str] = field(default_factory=Counter)
     lines: list[frozenset[str]] = field(default_factory=list)  #: each text's lines
     urls: list[int] = field(default_factory=list)  #: each text's pages (URLs)
+    bodies: list[str] = field(default_factory=list)  #: each text (for :func:`apart`)
+    shingles: dict[int, np.ndarray] = field(default_factory=dict)  #: of the bodies, as needed
+
+    def shingles_of(self, i: int) -> np.ndarray:
+        """The word-trigram shingle set of text ``i``, normalized (computed once)."""
+        if i not in self.shingles:
+            self.shingles[i] = shingle_hashes(normalize_text(self.bodies[i]), APART_SHINGLE)
+        return self.shingles[i]
 
 
 def host_line_counts(texts: Iterable[tuple[str | None, int]]) -> LineCounts:
@@ -71,10 +93,11 @@ def host_line_counts(texts: Iterable[tuple[str | None, int]]) -> LineCounts:
     """
     counts = LineCounts()
     for text, n in texts:
-        keys = set(map(str.strip, text.splitlines())) if text else set()
+        keys = set(map(line_key, text.splitlines())) if text else set()
         keys.discard("")
         counts.lines.append(frozenset(keys))
         counts.urls.append(n)
+        counts.bodies.append(text or "")
         counts.texts.update(keys)
         if n == 1:
             counts.pages.update(keys)
@@ -84,33 +107,40 @@ def host_line_counts(texts: Iterable[tuple[str | None, int]]) -> LineCounts:
     return counts
 
 
-def apart(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Whether two texts (their lines) share less than :data:`APART` of their lines'
-    characters.
+def apart(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two texts (their shingle sets, :meth:`LineCounts.shingles_of`) share less than
+    :data:`APART` of their shingles.
 
-    >>> apart(frozenset({"nav", "story one"}), frozenset({"nav", "story two"}))
+    >>> nav = "home news sport weather contact log in "
+    >>> one = shingle_hashes(nav + "the council met on tuesday to vote on the budget", 3)
+    >>> two = shingle_hashes(nav + "a storm closed the bridge for most of the day", 3)
+    >>> apart(one, two)
     True
-    >>> apart(frozenset({"p1" * 9, "p2" * 9, "p3" * 9}), frozenset({"p1" * 9, "p2" * 9}))
+    >>> edited = shingle_hashes(nav + "the council met on monday to vote on the budget", 3)
+    >>> apart(one, edited)
     False
     """
-    shared = sum(map(len, a & b))
-    union = sum(map(len, a)) + sum(map(len, b)) - shared
-    return union > 0 and shared < APART * union
+    return bool(a.size or b.size) and jaccard(a, b) < APART
 
 
 def host_lines(counts: LineCounts, min_pages: int) -> frozenset[str]:
     """The host's lines: those on ``min_pages`` of its pages (URLs) or more, in two of its
     texts or more, that are **template**, not a copied text: among the texts carrying one
-    there are two :func:`apart` (pages of one template around different content), or one
-    text alone is on ``min_pages`` URLs (a page of navigation only, under many URLs).
+    there are ``min_pages`` pairwise :func:`apart` (pages of one template around different
+    content), or one text alone is on ``min_pages`` URLs (a page of navigation only, under
+    many URLs).
 
     Lines that only copies of one text share (an original and its edited, truncated or
-    reframed copies on one host) are not the host's: they are the text itself.
+    reframed copies on one host) are not the host's: they are the text itself; nor are the
+    paragraphs an original and its copies share with one other page that took half of them
+    (two different texts carry them, not a template's ``min_pages``).
 
     >>> nav = "Home | News | Log in"
-    >>> stories = host_line_counts([(f"{nav}\\nstory {i} " + "w " * 9, 1) for i in range(3)])
+    >>> stories = host_line_counts(
+    ...     [(f"{nav}\\nstory {i}: " + " ".join(f"w{i}{j}" for j in range(9)), 1) for i in range(3)]
+    ... )
     >>> sorted(host_lines(stories, 3))
-    ['Home | News | Log in']
+    ['home | news | log in']
     >>> copies = host_line_counts([("para one\\npara two\\npara three", 1),
     ...     ("para one\\npara two\\npara 3", 1), ("para one\\npara two", 1)])
     >>> sorted(host_lines(copies, 3))
@@ -127,21 +157,30 @@ def host_lines(counts: LineCounts, min_pages: int) -> frozenset[str]:
     known: dict[tuple[int, int], bool] = {}  # pairs of texts: many lines share carriers
     for k in sorted(maybe):
         texts = carriers[k]
-        if max(counts.urls[i] for i in texts) >= min_pages or _any_apart(counts, texts, known):
+        if max(counts.urls[i] for i in texts) >= min_pages or _apart_texts(
+            counts, texts, known, min_pages
+        ):
             out.append(k)
     return frozenset(out)
 
 
-def _any_apart(
-    counts: LineCounts, carriers: list[int], known: dict[tuple[int, int], bool]
+def _apart_texts(
+    counts: LineCounts, carriers: list[int], known: dict[tuple[int, int], bool], wanted: int
 ) -> bool:
-    some = carriers[:APART_CHECKS]
-    for x, i in enumerate(some):
-        for j in some[x + 1 :]:
+    """Whether ``wanted`` of the carriers (the first :data:`APART_CHECKS`) are pairwise
+    :func:`apart`: each taken in turn when it is apart from all those taken before."""
+    taken: list[int] = []
+    for j in carriers[:APART_CHECKS]:
+        for i in taken:
             found = known.get((i, j))
             if found is None:
-                found = known[(i, j)] = apart(counts.lines[i], counts.lines[j])
-            if found:
+                found = apart(counts.shingles_of(i), counts.shingles_of(j))
+                known[(i, j)] = found
+            if not found:
+                break
+        else:
+            taken.append(j)
+            if len(taken) >= wanted:
                 return True
     return False
 
@@ -149,14 +188,14 @@ def _any_apart(
 def own_text(text: str | None, lines: Collection[str]) -> str:
     """``text`` without its lines that are in ``lines`` (:func:`host_lines`).
 
-    >>> own_text("Menu\\nThe story.\\n Menu ", {"Menu"})
+    >>> own_text("Menu\\nThe story.\\n Menu ", {"menu"})
     'The story.'
     """
     if not text:
         return ""
     if not lines:
         return text
-    return "\n".join(raw for raw in text.splitlines() if raw.strip() not in lines)
+    return "\n".join(raw for raw in text.splitlines() if line_key(raw) not in lines)
 
 
 def thin_reason(own_words: int, words: int, min_words: int) -> str | None:

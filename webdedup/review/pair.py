@@ -14,7 +14,7 @@ its chrome) is in the canonical.
 Example::
 
     >>> rows, share = side_by_side("Menu\\nA story.\\nThe end.", "Menu\\nA story!\\nThe end.",
-    ...                            {"Menu"}, {"Menu"})
+    ...                            {"menu"}, {"menu"})
     >>> len(rows), rows[0].chrome, round(share, 2)
     (3, True, 0.75)
 """
@@ -26,6 +26,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from ..algorithms.own import line_key
 from ..output.html_review import _e, _fold, inline_diff, word_diff
 
 #: Paragraphs of a side aligned at most (a longer text is cut, and says so).
@@ -60,7 +61,7 @@ def _key(paragraph: str) -> str:
 
 
 def _is_chrome(paragraph: str, chrome: Collection[str]) -> bool:
-    return bool(chrome) and paragraph in chrome
+    return bool(chrome) and line_key(paragraph) in chrome
 
 
 def side_by_side(
