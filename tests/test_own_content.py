@@ -219,3 +219,28 @@ def test_incremental_runs_with_own_content_equal_a_full_run(tmp_path_factory, me
     # change and leave, so their hosts' lines, own texts and thin pages move
     tmp = tmp_path_factory.mktemp("own")
     check_runs_equal_a_full_run(tmp, seg_page, first, ops, method, min_words=20)
+
+
+def test_copies_of_one_text_on_its_host_keep_its_paragraphs_its_own():
+    # an original under two URLs, a copy with its quotes typeset otherwise, a copy with a word
+    # changed in each paragraph, and one other page that took half of its paragraphs, all on
+    # one host: no paragraph of the story is the host's template (only the navigation is)
+    from conftest import real_texts
+
+    from webdedup.algorithms.own import host_line_counts, host_lines, own_text
+
+    words = next(t["text"].split() for t in real_texts()[200:] if len(t["text"].split()) >= 400)
+    paragraphs = [" ".join(words[i : i + 40]) for i in range(0, 400, 40)]
+    other = [" ".join(words[i : i + 40][::-1]) + " elsewhere" for i in range(0, 200, 40)]
+    nav = "Home | Archive | About us | Contact"
+    original = [nav, *(f"\u201c{p}\u201d" for p in paragraphs)]
+    typography = [nav, *(f'"{p}"' for p in paragraphs)]
+    edited = [nav, *(f"\u201c{p.replace(' ', ' very ', 1)}\u201d" for p in paragraphs)]
+    half = [nav, *original[1:6], *other]
+    stories = [(" ".join(f"w{k}x{j}" for j in range(60))) for k in range(3)]
+    pages = [original, typography, edited, half, *([nav, s] for s in stories)]
+    urls = [2] + [1] * (len(pages) - 1)
+    counts = host_line_counts(("\n".join(lines), n) for lines, n in zip(pages, urls, strict=True))
+    lines = host_lines(counts, 3)
+    assert own_text("\n".join(original), lines) == "\n".join(original[1:])
+    assert own_text("\n".join(typography), lines) == "\n".join(typography[1:])
