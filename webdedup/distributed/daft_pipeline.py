@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from ..algorithms.cluster import drop_cannot_links, group_near, groups_apart
-from ..algorithms.election import ELECTION_KEYS, validate_election
+from ..algorithms.election import ELECTION_KEYS, sort_key, validate_election
 from ..algorithms.language import different_languages
 from ..algorithms.sketch import NearSpec, text_similarity
 from ..config import Config
@@ -388,9 +388,10 @@ def _prepare_udf(config: Config, spec: NearSpec) -> Any:
 
 
 # -- elections ----------------------------------------------------------------------------------
-def _election_window(partition: str, keys: Sequence[str], pinned: bool = False) -> Any:
-    """The window ``PARTITION BY partition ORDER BY <election>`` of ``algorithms.election``;
-    ``pinned``: the pages reviewers chose as canonical first, by ``pin_rank``
+def election_window(partition: str, keys: Sequence[str], pinned: bool = False) -> Any:
+    """The window ``PARTITION BY partition ORDER BY <election>``, built from the keys of
+    :data:`~webdedup.algorithms.election.ELECTION_KEYS` as ``order_by_sql`` builds the SQL
+    one; ``pinned``: the pages reviewers chose as canonical first, by ``pin_rank``
     (``RunContext.election_sql``)."""
     from daft import Window, col
 
@@ -405,32 +406,13 @@ def _election_window(partition: str, keys: Sequence[str], pinned: bool = False) 
         nulls_last_then("pin_rank", False)
 
     for key in validate_election(keys):
-        if key not in _ORDER:
-            raise ConfigError(
-                f"election key {key!r} has no Daft ordering yet; the Daft path knows: "
-                f"{', '.join(_ORDER)}"
-            )
-        column, descending, nullable = _ORDER[key]
-        if nullable:
-            nulls_last_then(column, descending)
+        rule = ELECTION_KEYS[key]
+        if rule.nullable:
+            nulls_last_then(rule.column, rule.descending)
         else:
-            exprs.append(col(column))
-            desc.append(descending)
+            exprs.append(col(rule.column))
+            desc.append(rule.descending)
     return Window().partition_by(partition).order_by(*exprs, desc=desc)
-
-
-#: Each election key as (column, descending, NULLs last): ``ELECTION_KEYS[k].sql`` in Daft.
-_ORDER: dict[str, tuple[str, bool, bool]] = {
-    "internal": ("is_external", False, False),
-    "newer_datetime": ("dt", True, True),
-    "older_datetime": ("dt", False, True),
-    "newer_crawled": ("crawled_ts", True, True),
-    "older_crawled": ("crawled_ts", False, True),
-    "longer_text": ("text_len", True, False),
-    "https": ("is_https", True, False),
-    "shorter_url": ("url_len", False, False),
-    "lower_id": ("id", False, False),
-}
 
 
 def _elect(
@@ -441,7 +423,7 @@ def _elect(
     from daft import col
     from daft.functions import row_number
 
-    window = _election_window(partition, keys, pinned)
+    window = election_window(partition, keys, pinned)
     ranked = df.with_column(rank, row_number().over(window))
     winners = ranked.where(col(rank) == 1).select(
         col(partition).alias("_p"), col("id").alias(winner)
@@ -480,11 +462,11 @@ def _cluster_udf(spec: NearSpec, config: Config, apart: set[tuple[int, int]]) ->
     arrow_type = pa.list_(
         pa.struct([("id", pa.int64()), ("center", pa.int64()), ("score", pa.float64())])
     )
-    keys = [ELECTION_KEYS[k].key for k in validate_election(config.election)]
+    election = sort_key(config.election)
 
     def order_key(row: Any) -> tuple[Any, ...]:
         pinned = (row.pin_rank is None, row.pin_rank or 0)  # coalesce(pin_rank, n) ASC
-        return pinned + tuple(part for key in keys for part in key(row))
+        return pinned + election(row)
 
     @daft.func(return_dtype=DT.from_arrow_type(arrow_type))
     def cluster(members: list[dict[str, Any]], edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
