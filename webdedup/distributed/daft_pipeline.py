@@ -582,7 +582,7 @@ def run_daft(
         _check_writable(target)
     t0 = time.perf_counter()
     runner = use_runner(ray_address)
-    run = _Run(config, NearSpec.from_config(config))
+    run = _Run(config, config.near_spec())
     with run.phase("read"):
         pages, _names = read_pages(inputs, config, io_config)
         total = check_ids(pages)

@@ -26,7 +26,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Protocol
 
-from ..algorithms.sketch import NearSpec
 from ..config import Columns, Config
 from ..errors import ConfigError, InputError, WebdedupError
 from ..incremental import plan as planning
@@ -164,7 +163,7 @@ def run_on_db(
                 f" RENAME COLUMN {quote(foreign[0])} TO ...), or drop them if an earlier "
                 "webdedup run whose state was removed wrote them."
             )
-        spec = NearSpec.from_config(config)  # built once, used by every phase
+        spec = config.near_spec()  # built once, used by every phase
         if loaded is not None:
             if config.strip_segments:  # 'webdedup daft' neither counts nor strips segments
                 raise ConfigError(
