@@ -26,8 +26,8 @@ LAYERS = {
     "incremental": 4,
     "pipeline": 5,
     "output": 6,
-    "ingest": 6,
     "distributed": 6,
+    "ingest": 7,  # pages into SQLite, or as Parquet through distributed's export
     "api": 7,
     "review": 7,
     "cli": 8,
