@@ -19,7 +19,7 @@ from webdedup.algorithms.election import (
     order_by_sql,
     sort_key,
 )
-from webdedup.distributed.daft_pipeline import election_window
+from webdedup.distributed.elections import election_window
 
 COLUMNS = ("id", "g", "is_external", "dt", "crawled_ts", "text_len", "is_https", "url_len")
 
