@@ -30,14 +30,8 @@ from functools import partial
 from ..errors import ConcurrentRun
 from ..incremental.plan import MISSED
 from ..store import migrate, quote, run_script, sql, table_columns, table_exists
-from ..store.layout import Layout
-from ..store.schema import (
-    OUTPUT_COLUMNS,
-    add_output_columns,
-    install_triggers,
-    record_annotated,
-    record_crawler_columns,
-)
+from ..store.layout import Layout, record_annotated, record_crawler_columns
+from ..store.schema import OUTPUT_COLUMNS, add_output_columns, install_triggers
 from ..store.state import meta_value, set_meta
 from . import segments
 from .context import RunContext, WriteBackResult

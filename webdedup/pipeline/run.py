@@ -45,9 +45,8 @@ from ..store import (
 )
 from ..store.counts import Counts
 from ..store.counts import count as count_pages
-from ..store.layout import Layout
-from ..store.schema import crawler_columns, foreign_output_columns
-from ..store.state import meta_value, set_meta, stored_columns
+from ..store.layout import CrawlerTable, Layout
+from ..store.state import meta_value, set_meta
 from ..store.verdicts import cannot_links, pin_ranks, read_verdicts
 from ..version import __version__
 from ..words import plural
@@ -151,10 +150,12 @@ def run_on_db(
     conn.text_factory = decode_text  # an adopted connection gets its own factory back below
     try:
         check_schema(conn)
-        config = _remembered_columns(conn, config, on_message)
-        layout = Layout.resolve(conn, config.columns, where)
-        crawlers = crawler_columns(conn, layout.table)
-        foreign = [c for c in foreign_output_columns(conn, layout.table) if c not in crawlers]
+        found = CrawlerTable.resolve(conn, config.columns, where, remember=True)
+        if found.remembered:
+            config = replace(config, columns=found.columns)
+            if on_message is not None:
+                on_message(f"using the table and columns of the last run ({_mapped(found)})")
+        layout, foreign = found.layout, found.foreign
         if foreign:
             raise InputError(
                 f"table {layout.table!r} already has column(s) {', '.join(foreign)}, which "
@@ -176,7 +177,7 @@ def run_on_db(
             # no checkpoint inside the commit: the run checkpoints after it (see below)
             conn.execute("PRAGMA wal_autocheckpoint = 0")
         ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase,
-                         crawler_columns=tuple(crawlers))
+                         crawler_columns=found.crawler_columns)
         if loaded is None:
             snap = _run_phases(ctx, full, on_message)
         else:
@@ -405,34 +406,15 @@ def _loaded_phases(
         raise
 
 
-def _remembered_columns(
-    conn: sqlite3.Connection, config: Config, on_message: Callable[[str], None] | None
-) -> Config:
-    """The table and column mapping of the last run, when this run names none of its own.
-
-    A crawler whose pages live in ``documents.body`` maps them once; later plain runs
-    (``webdedup db crawl.sqlite``) reuse that mapping, as ``export`` and ``explain`` do.
-    """
-    if config.columns != Columns():
-        return config
-    stored = stored_columns(conn)
-    if not stored:
-        return config
-    try:
-        columns = Columns.from_mapping(stored)
-    except WebdedupError:  # an unusable record: the defaults, as before it existed
-        return config
-    if columns == config.columns:
-        return config
-    if on_message is not None:
-        defaults = Columns()
-        mapped = ", ".join(
-            f"{f.name}={getattr(columns, f.name)}"
-            for f in fields(columns)
-            if getattr(columns, f.name) != getattr(defaults, f.name)
-        )
-        on_message(f"using the table and columns of the last run ({mapped})")
-    return replace(config, columns=columns)
+def _mapped(found: CrawlerTable) -> str:
+    """The names of the last run's mapping that differ from the defaults (for the message
+    that says a run reuses them)."""
+    defaults = Columns()
+    return ", ".join(
+        f"{f.name}={getattr(found.columns, f.name)}"
+        for f in fields(found.columns)
+        if getattr(found.columns, f.name) != getattr(defaults, f.name)
+    )
 
 
 @contextmanager
