@@ -33,6 +33,9 @@ class Plan:
     reason: str
     max_seq: int  # the queue rows (seq <= max_seq) this run consumes
     tracked: bool = True  # the triggers queue changes made while this run reads
+    #: ``PRAGMA data_version`` as the run's read snapshot began: the write tells from it
+    #: whether another connection committed since
+    data_version: int = 0
 
 
 #: ``_webdedup_meta`` key set when a run without change tracking saw the table change.
