@@ -41,7 +41,6 @@ class RunContext:
     progress: bool = False
     on_phase: PhaseHook | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    incremental: bool = False
     only: set[int] | None = None  #: phase 1 prepares only these page ids (changed pages)
     plan: Plan | None = None  #: full or incremental, and the queue rows this run consumes
     #: what each phase reported (its result's counts), for the run row
@@ -70,6 +69,11 @@ class RunContext:
         counts = self.phase_counts.setdefault(name, {})
         for key, value in result.counts().items():
             counts[key] = counts.get(key, 0) + value
+
+    @property
+    def incremental(self) -> bool:
+        """Whether the run's plan is incremental (its region only)."""
+        return self.plan is not None and self.plan.mode == "incremental"
 
     @property
     def table(self) -> str:

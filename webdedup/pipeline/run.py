@@ -280,7 +280,6 @@ def _run_phases(
         conn.execute("BEGIN")  # one read snapshot for phases 1-5's reading
         plan = replace(planning.plan_run(conn, config, layout, full), data_version=version)
         ctx.plan = plan
-        ctx.incremental = plan.mode == "incremental"
         _load_verdicts(ctx)
         if on_message is not None:
             on_message(f"{plan.mode} run: {plan.reason}")
