@@ -18,8 +18,8 @@ from ..config import Config
 from ..store import quote, schema_version, table_exists
 from ..store.layout import Layout
 from ..store.pages import as_text
-from ..store.schema import triggers_intact
 from ..store.state import meta_value, stored_config
+from ..store.triggers import triggers_intact
 
 #: The schema version a nightly run needs: 4 renamed _prepared to _webdedup_prepared.
 INCREMENTAL_SCHEMA = 4

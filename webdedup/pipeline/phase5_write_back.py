@@ -33,8 +33,9 @@ from ..incremental.plan import MISSED, Plan
 from ..store import migrate, quote, run_script, sql, table_columns, table_exists
 from ..store.connection import data_version, transaction, translate
 from ..store.layout import Layout, record_annotated, record_crawler_columns
-from ..store.schema import OUTPUT_COLUMNS, add_output_columns, install_triggers
+from ..store.schema import OUTPUT_COLUMNS, add_output_columns
 from ..store.state import meta_value, set_meta
+from ..store.triggers import install_triggers
 from . import segments
 from .context import RunContext, WriteBackResult
 
