@@ -7,10 +7,14 @@ exported (:func:`~webdedup.distributed.parquet.export_parquet`) and removed.
 
 Example::
 
+    >>> import shutil, tempfile
     >>> from webdedup.ingest.parquet import ingest_parquet
-    >>> done = ingest_parquet("pages/", ["crawl-1.warc.gz"], workers=2)  # doctest: +SKIP
-    >>> done.lines()  # doctest: +SKIP
-    ['94 pages added ...', 'wrote 94 pages into 1 Parquet file(s) in pages']
+    >>> folder = tempfile.mkdtemp()
+    >>> done = ingest_parquet(f"{folder}/pages", ["/work/shared/data/warc/iana-dupes.warc.gz"],
+    ...                       workers=1)
+    >>> done.report.pages, done.export.pages, done.export.files
+    (2, 2, 1)
+    >>> shutil.rmtree(folder)
 """
 
 from __future__ import annotations
