@@ -81,10 +81,10 @@ def grouped(db: str | Path, method: str, threshold: float, workdir: Path,
 def candidates(db: str | Path, threshold: float, pairs: Sequence[Pair]) -> list[bool]:
     """Would ``minhash``'s LSH propose each pair (one band key shared) at ``threshold``?"""
     from webdedup import Config
-    from webdedup.algorithms.sketch import NearSpec, sketch_texts
+    from webdedup.algorithms.sketch import sketch_texts
     from webdedup.algorithms.text import sketch_utf8
 
-    spec = NearSpec.from_config(Config(threshold=threshold))
+    spec = Config(threshold=threshold).near_spec()
     con = sqlite3.connect(str(db))
     try:
         text = dict(con.execute("SELECT id, content FROM pages"))

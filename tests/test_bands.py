@@ -21,7 +21,7 @@ from webdedup.algorithms.bands import (
 )
 from webdedup.algorithms.cluster import UnionFind
 from webdedup.algorithms.kernels import band_collisions
-from webdedup.algorithms.sketch import NearSpec, band_matrix, sketch_texts
+from webdedup.algorithms.sketch import band_matrix, sketch_texts
 from webdedup.algorithms.text import normalize_text
 
 
@@ -128,7 +128,7 @@ def test_simhash_band_keys_array_equals_band_keys():
 
 @pytest.mark.parametrize("method", ["minhash", "simhash"])
 def test_band_matrix_reads_back_the_keys_of_sketch_texts(method):
-    spec = NearSpec.from_config(Config(method=method))
+    spec = Config(method=method).near_spec()
     texts = [normalize_text(t["text"]) for t in real_texts()[:40]]
     sketches = sketch_texts(spec, texts)
     keys = band_matrix(spec, [blob for blob, _ in sketches])
@@ -144,14 +144,14 @@ def test_band_matrix_reads_back_the_keys_of_sketch_texts(method):
 
 
 def test_band_matrix_refuses_a_signature_of_the_old_layout():
-    spec = NearSpec.from_config(Config())
+    spec = Config().near_spec()
     old = spec.hasher().serialize(spec.hasher().signature(np.arange(10, dtype=np.uint64)))
     with pytest.raises(ValueError, match="full pass"):
         band_matrix(spec, [old])
 
 
 def test_near_copies_of_real_texts_share_a_band_and_others_do_not():
-    spec = NearSpec.from_config(Config())
+    spec = Config().near_spec()
     texts = [normalize_text(t["text"]) for t in real_texts()[:200]]
     texts = [t for t in texts if len(t.split()) > 300][:30]
     copies = [t.replace(" the ", " a ", 2) for t in texts]  # two words changed

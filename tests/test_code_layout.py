@@ -26,8 +26,8 @@ LAYERS = {
     "incremental": 4,
     "pipeline": 5,
     "output": 6,
-    "ingest": 6,
     "distributed": 6,
+    "ingest": 7,  # pages into SQLite, or as Parquet through distributed's export
     "api": 7,
     "review": 7,
     "cli": 8,
@@ -59,12 +59,14 @@ def _type_checking_lines(tree: ast.AST) -> set[int]:
     return lines
 
 
-def imports_in(source: str, name: str, is_package: bool) -> set[str]:
+def imports_in(source: str, name: str, is_package: bool, types: bool = False) -> set[str]:
     """Every webdedup module that ``source`` (module ``name``) imports at run time, function-
-    level imports and ``importlib.import_module("webdedup....")`` calls included."""
+    level imports and ``importlib.import_module("webdedup....")`` calls included; with
+    ``types``, the imports under ``if TYPE_CHECKING:`` too (a module that names another in
+    its annotations depends on it, even if not at run time)."""
     package = name if is_package else name.rpartition(".")[0]
     tree = ast.parse(source)
-    skip = _type_checking_lines(tree)
+    skip = set() if types else _type_checking_lines(tree)
     found: set[str] = set()
     for node in ast.walk(tree):
         if getattr(node, "lineno", None) in skip:
@@ -95,9 +97,9 @@ def imports_in(source: str, name: str, is_package: bool) -> set[str]:
     return found
 
 
-def imports_of(path: Path) -> set[str]:
+def imports_of(path: Path, types: bool = False) -> set[str]:
     return imports_in(
-        path.read_text(encoding="utf-8"), module_name(path), path.name == "__init__.py"
+        path.read_text(encoding="utf-8"), module_name(path), path.name == "__init__.py", types
     )
 
 
@@ -111,8 +113,9 @@ def unit(module: str) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
-def graph() -> dict[str, set[str]]:
-    return {module_name(p): imports_of(p) for p in sorted(PACKAGE.rglob("*.py"))}
+def graph(types: bool = False) -> dict[str, set[str]]:
+    """Each module's imports: at run time, or (``types``) those for type checking too."""
+    return {module_name(p): imports_of(p, types) for p in sorted(PACKAGE.rglob("*.py"))}
 
 
 def test_every_unit_has_a_layer():
@@ -129,7 +132,8 @@ def upward_imports(g: dict[str, set[str]]) -> list[str]:
 
 
 def test_imports_only_point_down():
-    assert upward_imports(graph()) == []
+    """Type-checking imports included: the pure algorithms name no configuration at all."""
+    assert upward_imports(graph(types=True)) == []
 
 
 def test_no_import_cycle():
@@ -174,6 +178,19 @@ def test_a_type_checking_import_is_not_a_runtime_import():
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..config import Config\n"
     )
     assert imports_in(source, "webdedup.algorithms.probe", is_package=False) == set()
+
+
+def test_the_checker_sees_an_upward_type_checking_import():
+    """An import for annotations alone still points up: algorithms naming ``Config`` under
+    ``if TYPE_CHECKING:`` fails the layering."""
+    source = (
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..config import Config\n"
+    )
+    g = graph(types=True)
+    g["webdedup.algorithms.probe"] = imports_in(
+        source, "webdedup.algorithms.probe", is_package=False, types=True
+    )
+    assert upward_imports(g) == ["webdedup.algorithms.probe -> webdedup.config"]
 
 
 #: Standard modules that read or write files, databases or sockets: the pure layer

@@ -27,6 +27,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import OUTPUT, ROOT, annotations, dump, real_texts
 
+from webdedup import Config, Deduplicator
 from webdedup.cli import cli
 from webdedup.store.counts import count as count_pages
 
@@ -142,6 +143,17 @@ def test_assignments_write_the_annotations_and_state_of_a_full_run(
     assert annotations(db) == annotations(corpus["sqlite"])
     assert state(db) == state(corpus["sqlite"])
     assert last_run_mode(db) == "full"
+
+
+def test_the_api_loads_assignments_as_db_assignments_does(corpus: dict[str, Path]) -> None:
+    """``db --assignments`` is the API's ``load_assignments``: the same annotations and state
+    without the command line."""
+    db = corpus["tmp"] / "assigned-by-api.sqlite"
+    shutil.copy(corpus["corpus"], db)
+    result = Deduplicator(config=Config(own_content=False)).load_assignments(db, corpus["out"])
+    assert annotations(db) == annotations(corpus["sqlite"])
+    assert state(db) == state(corpus["sqlite"])
+    assert (result.mode, last_run_mode(db)) == ("full", "full")
 
 
 def _add_one_percent(db: Path) -> None:
@@ -580,3 +592,16 @@ def test_ingest_parquet_writes_what_ingest_then_export_parquet_write(tmp_path: P
     assert direct.num_rows >= 20
     assert direct.to_pylist() == pq.read_table(tmp_path / "exported").to_pylist()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".ingest.")] == []
+
+
+def test_ingest_parquet_is_a_function_of_ingest(tmp_path: Path) -> None:
+    """``ingest --parquet`` is :func:`webdedup.ingest.parquet.ingest_parquet`: the ingestion's
+    report and the export's, the pages ingested all written, the scratch database gone."""
+    from webdedup.ingest.parquet import ingest_parquet
+
+    warc = ROOT.parent / "shared" / "data" / "warc" / "shop-sort-variants.warc.gz"  # 29 pages
+    done = ingest_parquet(tmp_path / "direct", [warc], workers=1)
+    assert done.report is not None and done.stopped is None
+    assert done.export.pages == done.report.pages == pq.read_table(tmp_path / "direct").num_rows
+    assert done.lines() == [done.report.summary(), *done.export.lines()]
+    assert [p.name for p in tmp_path.iterdir()] == ["direct"]

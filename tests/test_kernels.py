@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from webdedup.algorithms import kernels
 from webdedup.algorithms.minhash import MinHasher, band_keys
 from webdedup.algorithms.shingles import fmix64, shingle_hashes
-from webdedup.algorithms.sketch import NearSpec, sketch_texts
+from webdedup.algorithms.sketch import sketch_texts
 from webdedup.algorithms.text import (
     _CJK,
     _SEA,
@@ -175,7 +175,7 @@ def test_signatures_equal_minhasher_on_real_texts() -> None:
 
 
 def test_sketch_texts_keys_are_those_of_the_numpy_path() -> None:
-    spec = NearSpec.from_config(Config())
+    spec = Config().near_spec()
     hasher = spec.hasher()
     texts = [normalize_text(t) for t in TEXTS[:200]] + ["", "one", "東京都渋谷区"]
     for text, (blob, keys) in zip(texts, sketch_texts(spec, texts), strict=True):

@@ -169,13 +169,13 @@ def test_default_bands_propose_copies_framed_in_long_boilerplate():
     shares a band key with its original nearly always with the default bands (37 x 3); the
     earlier 32 x 4 proposed about half of them (the misses of make_corpus_b.py and _c.py)."""
     from webdedup.algorithms.shingles import jaccard
-    from webdedup.algorithms.sketch import NearSpec, features, overlap, sketch_texts
+    from webdedup.algorithms.sketch import features, overlap, sketch_texts
     from webdedup.algorithms.text import normalize_text
     from webdedup.config import Config
 
     texts = [normalize_text(t["text"]) for t in real_texts(600, min_words=150)]
-    spec = NearSpec.from_config(Config())
-    old = NearSpec.from_config(Config(lsh_threshold=0.4))
+    spec = Config().near_spec()
+    old = Config(lsh_threshold=0.4).near_spec()
     found = {"default": 0, "old": 0}
     pairs = 0
     for i in range(0, len(texts) - 2, 3):

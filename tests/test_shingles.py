@@ -172,7 +172,7 @@ def test_real_chinese_and_japanese_copies_with_edited_characters_are_verified():
 
     from conftest import SHARED_DATA
 
-    from webdedup.algorithms.sketch import NearSpec, features, verify
+    from webdedup.algorithms.sketch import features, verify
     from webdedup.algorithms.text import normalize_text
     from webdedup.config import Config
 
@@ -181,7 +181,7 @@ def test_real_chinese_and_japanese_copies_with_edited_characters_are_verified():
         texts = [json.loads(line)["text"] for line in fh]
     cjk = sorted({t for t in texts if len(han.findall(t)) > 0.5 * len(t) and len(t) >= 600})
     assert len(cjk) >= 8
-    spec = NearSpec.from_config(Config())
+    spec = Config().near_spec()
     rng = Random(12)
     for n, text in enumerate(cjk):
         text = text[:1500]

@@ -241,3 +241,37 @@ def test_phase1_extracts_a_blank_pages_html_once(monkeypatch, segments: bool) ->
     rules = IgnoreRules.from_patterns([])
     row, utf8, _ = prepare_page(page, Config(count_segments=segments), rules)
     assert len(calls) == 1 and row.content_hash is not None and utf8.startswith(b"the article")
+
+
+def test_the_crawlers_table_is_resolved_in_one_pass_over_the_catalogue(tmp_path):
+    """The table, its columns, the last run's mapping and whose output columns are whose:
+    one query of the catalogue, one of webdedup's meta values, one PRAGMA of the table."""
+    from webdedup.config import Columns, Config
+    from webdedup.store.layout import CrawlerTable
+
+    path = tmp_path / "crawl.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "CREATE TABLE documents (id INTEGER PRIMARY KEY, link TEXT, body TEXT, content_hash TEXT)"
+    )
+    conn.executemany(
+        "INSERT INTO documents (link, body, content_hash) VALUES (?, ?, 'theirs')",
+        [("https://a.example/x", "one text"), ("https://a.example/y", "another text")],
+    )
+    conn.commit()
+    conn.close()
+    mapping = Columns(table="documents", url="link", content="body")
+    Deduplicator(config=Config(columns=mapping)).run_on_db(path)
+
+    conn = sqlite3.connect(path)
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    found = CrawlerTable.resolve(conn, Columns(), remember=True)
+    conn.close()
+    assert found.remembered and found.columns == mapping
+    assert (found.layout.table, found.layout.url, found.layout.content) == (
+        "documents", "link", "body")
+    assert (found.crawler_columns, found.foreign) == (("content_hash",), ())
+    assert len([s for s in seen if "sqlite_schema" in s]) == 1
+    assert len([s for s in seen if s.lstrip().upper().startswith("PRAGMA")]) == 1
+    assert len(seen) == 3

@@ -847,6 +847,6 @@ def _label_by_label(host: str) -> bool:
     )
 )
 def test_valid_dns_host_is_its_label_by_label_definition(host: str) -> None:
-    from webdedup.algorithms.urls import _valid_dns_host
+    from webdedup.algorithms.urls.canonical import _valid_dns_host
 
     assert _valid_dns_host(host) == _label_by_label(host)

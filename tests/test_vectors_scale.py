@@ -24,7 +24,7 @@ from webdedup.algorithms.shingles import shingle_hashes_utf8
 from webdedup.config import Config
 from webdedup.store.spool import Spool
 
-SPEC = sketch.NearSpec.from_config(Config(method="vectors"))
+SPEC = Config(method="vectors").near_spec()
 
 
 def edited(text: str, rng: Random, every: int) -> str:

@@ -101,6 +101,29 @@ def test_batched_write_equals_one_transaction(tmp_path, method):
         assert state(batched)["_webdedup_page_segments"]
 
 
+def test_phase_5_is_one_entry_that_owns_its_batches_and_lock_timing(tmp_path):
+    """One ``run(ctx)``: it readies, batches and times its own transactions; the run context
+    carries none of its state (the write generation, the batching, missed changes)."""
+    import dataclasses
+    import inspect
+
+    from webdedup.pipeline import phase5_write_back
+    from webdedup.pipeline.context import RunContext
+
+    entries = sorted(
+        name for name, f in vars(phase5_write_back).items()
+        if inspect.isfunction(f) and f.__module__ == phase5_write_back.__name__
+        and not name.startswith("_")
+    )
+    assert entries == ["run", "write_back_sql"]
+    fields = {f.name for f in dataclasses.fields(RunContext)}
+    assert not fields & {"generation", "batched_write", "missed_changes"}
+    path = write_pages(tmp_path / "crawl.sqlite", crawl(20))
+    result = Deduplicator(write_lock=TINY).run_on_db(path)
+    assert result.phases["write_back"]["transactions"] > 3
+    assert 0 < result.timings["write_lock"] < result.timings["write_lock_total"]
+
+
 def test_a_small_write_stays_one_transaction(tmp_path):
     path = write_pages(tmp_path / "crawl.sqlite", crawl(20))
     result = Deduplicator().run_on_db(path)  # write_lock = 1 s: a few hundred KB fit

@@ -239,6 +239,36 @@ class Deduplicator:
             on_message=on_message,
         )
 
+    def load_assignments(
+        self,
+        db: str | Path | sqlite3.Connection,
+        assignments: str | Path,
+        *,
+        prune: bool = False,
+        on_message: Callable[[str], None] | None = None,
+    ) -> RunResult:
+        """Annotate ``db``'s ``pages`` with the results of ``webdedup daft`` instead of
+        computing them: ``assignments`` is its ``--out`` directory, or a glob of its Parquet
+        files. The state a run keeps is stored too, so the next run is incremental from
+        there; ``prune`` and ``on_message`` as for :meth:`run_on_db`.
+
+        Example::
+
+            >>> dedup = Deduplicator(config=Config(own_content=False))
+            >>> dedup.load_assignments("crawl.sqlite", "out/")  # doctest: +SKIP
+        """
+        from .distributed.assignments import Assignments
+
+        return run_on_db(
+            db,
+            self._config_for_db(db),
+            prune=prune,
+            progress=self.progress,
+            on_phase=self.on_phase,
+            on_message=on_message,
+            loaded=Assignments.open(str(assignments)),
+        )
+
     def run_on_list(
         self, pages: Iterable[Mapping[str, Any]], *, survivors_only: bool = False
     ) -> list[dict[str, Any]]:

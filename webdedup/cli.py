@@ -444,22 +444,11 @@ def db_command(
     with errors_to_exit_codes():
         config = build_config(config_file, table, columns, set_pairs, **options)
         say = None if quiet or as_json else (lambda line: click.echo(line, err=True))
+        dedup = Deduplicator(config=config, progress=not quiet)
         if assignments is not None:
-            from .distributed.assignments import Assignments
-            from .pipeline.run import run_on_db
-
-            result = run_on_db(
-                path,
-                config,
-                prune=prune,
-                progress=not quiet,
-                on_message=say,
-                loaded=Assignments.open(assignments),
-            )
+            result = dedup.load_assignments(path, assignments, prune=prune, on_message=say)
         else:
-            result = Deduplicator(config=config, progress=not quiet).run_on_db(
-                path, prune=prune, full=full, on_message=say
-            )
+            result = dedup.run_on_db(path, prune=prune, full=full, on_message=say)
     if as_json:
         click.echo(json.dumps(asdict(result), indent=2))
     elif not quiet:
@@ -551,51 +540,8 @@ def ingest_command(
         webdedup ingest crawl.sqlite saved-pages/ --column content=body --workers 4
         webdedup ingest pages/ crawl-*.warc.gz --parquet
     """
-    import tempfile
-    from pathlib import Path
-
     from .errors import IngestProblems
     from .ingest import ingest
-
-    if parquet:  # the same ingestion into a scratch database, exported as Parquet
-        out = Path(path)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=".ingest.", dir=out.parent) as scratch:
-            scratch_db = str(Path(scratch) / "pages.sqlite")
-            problems: WebdedupClickError | None = None
-            try:
-                click.get_current_context().invoke(
-                    ingest_command,
-                    path=scratch_db,
-                    inputs=inputs,
-                    columns=columns,
-                    table=table,
-                    fields=fields,
-                    keep_html=keep_html,
-                    parquet=False,
-                    strict=strict,
-                    max_record_size=max_record_size,
-                    workers=workers,
-                    busy_timeout=busy_timeout,
-                    quiet=quiet,
-                )
-            except WebdedupClickError as exc:  # bad records: the good ones are still written
-                if exc.exit_code != IngestProblems.exit_code:
-                    raise
-                problems = exc
-            from .distributed.parquet import export_parquet
-
-            mapping = _parse_columns(columns) | ({"table": table} if table else {})
-            with errors_to_exit_codes():
-                done = export_parquet(
-                    scratch_db, out, Columns.from_mapping(mapping) if mapping else None
-                )
-        if not quiet:
-            for line in done.lines():
-                click.echo(line)
-        if problems is not None:
-            raise problems
-        return
 
     def warn(problem: object) -> None:
         from tqdm import tqdm  # writes above the progress bar instead of through it
@@ -606,22 +552,31 @@ def ingest_command(
         mapping = _parse_columns(columns)
         if table is not None:
             mapping["table"] = table
-        report = ingest(
-            path,
-            inputs,
-            columns=Columns.from_mapping(mapping),
-            keep_html=keep_html,
-            strict=strict,
-            workers=workers,
-            progress=not quiet,
-            busy_timeout=busy_timeout,
-            jsonl_fields=_parse_columns(fields, "--field NAME=KEY", "url=link"),
-            on_problem=warn,
-            max_record_size=max_record_size,
-        )
+        options: dict[str, Any] = {
+            "columns": Columns.from_mapping(mapping),
+            "keep_html": keep_html,
+            "strict": strict,
+            "workers": workers,
+            "progress": not quiet,
+            "busy_timeout": busy_timeout,
+            "jsonl_fields": _parse_columns(fields, "--field NAME=KEY", "url=link"),
+            "on_problem": warn,
+            "max_record_size": max_record_size,
+        }
+        if parquet:  # the same ingestion into a scratch database, exported as Parquet
+            from .ingest.parquet import ingest_parquet
+
+            done = ingest_parquet(path, inputs, **options)
+            lines, report, stopped = done.lines(), done.report, done.stopped
+        else:
+            report, stopped = ingest(path, inputs, **options), None
+            lines = [report.summary()]
         if not quiet:
-            click.echo(report.summary())
-        if report.problems:
+            for line in lines:
+                click.echo(line)
+        if stopped is not None:
+            raise stopped
+        if report is not None and report.problems:
             raise IngestProblems(report.problems_line())
 
 

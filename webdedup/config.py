@@ -28,6 +28,7 @@ from .algorithms.election import DEFAULT_ELECTION, ELECTION_KEYS, validate_elect
 from .algorithms.minhash import MAX_NUM_PERM
 from .algorithms.own import OWN_VERSION
 from .algorithms.segments import SEGMENTS_VERSION
+from .algorithms.sketch import NearSpec
 from .algorithms.text import NORMALIZATION_VERSION
 from .algorithms.urls import IGNORE_MATCHES, IgnoreRules
 from .errors import ConfigError
@@ -381,6 +382,26 @@ class Config:
         if self.lsh_threshold is None:
             return lsh_level_for(float(self.threshold))
         return float(self.lsh_threshold)
+
+    def near_spec(self) -> NearSpec:
+        """The parameters of phase 4 this configuration sets (built once a run).
+
+        >>> spec = Config(threshold=0.8).near_spec()
+        >>> spec.method, spec.threshold, spec.bands * spec.rows <= spec.num_perm
+        ('minhash', 0.8, True)
+        """
+        return NearSpec.derive(
+            self.method,
+            self.threshold,
+            self.lsh_level,
+            chain_floor=self.chain_floor,
+            similarity=self.similarity,
+            min_words=self.min_words,
+            shingle_size=self.shingle_size,
+            num_perm=self.num_perm,
+            seed=self.seed,
+            distance=self.distance,
+        )
 
     @property
     def counts_segments(self) -> bool:

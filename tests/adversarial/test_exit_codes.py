@@ -30,7 +30,7 @@ from conftest import SHARED_DATA, crawl_with_duplicates, dump, write_pages
 from crashkit import children, crawler_rows, integrity, start
 
 from webdedup import Deduplicator
-from webdedup.distributed.daft_pipeline import RAY_CONNECT_TIMEOUT
+from webdedup.distributed.runner import RAY_CONNECT_TIMEOUT
 from webdedup.errors import ClusterUnreachable, DiskFull, Interrupted, ReadOnlyOutput
 
 #: No network from Daft or Ray (their usage statistics) in the child processes.

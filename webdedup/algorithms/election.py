@@ -1,9 +1,11 @@
 """The election order: which page of a group becomes its canonical.
 
-The order is a list of keys from a fixed vocabulary. Each key has an SQL ``ORDER BY`` fragment
-(over the columns of ``_webdedup_prepared``), which the elections use, and an equivalent
-Python key, which ``explain`` uses to say on which key one page beats another. ``lower_id``
-is always the last tie-break, so every election has exactly one winner.
+The order is a list of keys from a fixed vocabulary. Each key is data (:class:`ElectionKey`:
+a column of ``_webdedup_prepared``, its direction, whether it may be NULL), and every
+ordering is built from it: the SQL ``ORDER BY`` fragment the elections use, the Python sort
+key that ``run_on_list``'s clustering and ``explain`` use, and the Daft window of
+``webdedup daft`` (:mod:`webdedup.distributed`). ``lower_id`` is always the last tie-break,
+so every election has exactly one winner.
 
 Example::
 
@@ -32,67 +34,67 @@ class Electable(Protocol):
 
 @dataclass(frozen=True)
 class ElectionKey:
+    """One rule of the election order, as data: a column of ``_webdedup_prepared``, its
+    direction and whether it may be NULL (a missing value then comes last, whatever the
+    direction). The SQL ``ORDER BY`` fragment (:attr:`sql`), the Python sort key
+    (:meth:`key`) and the Daft ordering (``distributed``) are all built from these fields.
+
+    Example::
+
+        >>> k = ElectionKey("newer_crawled", "newest first", "crawled_ts", descending=True,
+        ...                 nullable=True)
+        >>> k.sql
+        'crawled_ts IS NULL, crawled_ts DESC'
+        >>> class Page:
+        ...     crawled_ts = None
+        >>> k.key(Page())
+        (True, -0.0)
+    """
+
     name: str
     description: str
-    sql: str
-    key: Callable[[Any], tuple[Any, ...]]
+    column: str
+    descending: bool = False
+    #: the column may be NULL; NULLs then come last in both directions
+    nullable: bool = False
 
+    @property
+    def sql(self) -> str:
+        """This key's ``ORDER BY`` fragment (``x IS NULL, x DESC`` puts NULLs last)."""
+        order = f"{self.column} {'DESC' if self.descending else 'ASC'}"
+        return f"{self.column} IS NULL, {order}" if self.nullable else order
 
-def _newest(value: float | None) -> tuple[bool, float]:
-    # SQL: "x IS NULL, x DESC" puts NULLs last and larger values first.
-    return (value is None, -(value or 0.0))
-
-
-def _oldest(value: float | None) -> tuple[bool, float]:
-    return (value is None, value or 0.0)
+    def key(self, row: Any) -> tuple[Any, ...]:
+        """The Python sort key of ``row`` (ascending order, as :attr:`sql` sorts)."""
+        value = getattr(row, self.column)
+        if self.nullable:
+            value, missing = (value or 0.0), value is None
+            return (missing, -value if self.descending else value)
+        return (-value if self.descending else value,)
 
 
 ELECTION_KEYS: dict[str, ElectionKey] = {
     k.name: k
     for k in (
+        ElectionKey("internal", "pages not in category 'external' first", "is_external"),
         ElectionKey(
-            "internal",
-            "pages not in category 'external' first",
-            "is_external ASC",
-            lambda r: (r.is_external,),
+            "newer_datetime", "newer page date first (missing dates last)", "dt",
+            descending=True, nullable=True,
         ),
         ElectionKey(
-            "newer_datetime",
-            "newer page date first (missing dates last)",
-            "dt IS NULL, dt DESC",
-            lambda r: _newest(r.dt),
+            "older_datetime", "older page date first (missing dates last)", "dt", nullable=True
         ),
         ElectionKey(
-            "older_datetime",
-            "older page date first (missing dates last)",
-            "dt IS NULL, dt ASC",
-            lambda r: _oldest(r.dt),
+            "newer_crawled", "more recently crawled first (missing last)", "crawled_ts",
+            descending=True, nullable=True,
         ),
         ElectionKey(
-            "newer_crawled",
-            "more recently crawled first (missing last)",
-            "crawled_ts IS NULL, crawled_ts DESC",
-            lambda r: _newest(r.crawled_ts),
+            "older_crawled", "first crawled first (missing last)", "crawled_ts", nullable=True
         ),
-        ElectionKey(
-            "older_crawled",
-            "first crawled first (missing last)",
-            "crawled_ts IS NULL, crawled_ts ASC",
-            lambda r: _oldest(r.crawled_ts),
-        ),
-        ElectionKey(
-            "longer_text",
-            "longer normalized text first",
-            "text_len DESC",
-            lambda r: (-r.text_len,),
-        ),
-        ElectionKey(
-            "https", "https URLs before http ones", "is_https DESC", lambda r: (-r.is_https,)
-        ),
-        ElectionKey(
-            "shorter_url", "shorter original URL first", "url_len ASC", lambda r: (r.url_len,)
-        ),
-        ElectionKey("lower_id", "lower page id first", "id ASC", lambda r: (r.id,)),
+        ElectionKey("longer_text", "longer normalized text first", "text_len", descending=True),
+        ElectionKey("https", "https URLs before http ones", "is_https", descending=True),
+        ElectionKey("shorter_url", "shorter original URL first", "url_len"),
+        ElectionKey("lower_id", "lower page id first", "id"),
     )
 }
 
@@ -135,17 +137,13 @@ def order_by_sql(keys: Iterable[str]) -> str:
     return ", ".join(ELECTION_KEYS[k].sql for k in validate_election(keys))
 
 
+def sort_key(keys: Iterable[str]) -> Callable[[Any], tuple[Any, ...]]:
+    """The Python sort key of the order ``keys``: ``sorted(rows, key=sort_key(keys))`` puts
+    the rows in the order ``ORDER BY order_by_sql(keys)`` does."""
+    order = [ELECTION_KEYS[k] for k in validate_election(keys)]
+    return lambda row: tuple(part for k in order for part in k.key(row))
+
+
 def explain(keys: Iterable[str], row: Electable) -> dict[str, Any]:
     """The values a row is elected on, by key name (for ``explain`` and reports)."""
-    attrs = {
-        "internal": "is_external",
-        "newer_datetime": "dt",
-        "older_datetime": "dt",
-        "newer_crawled": "crawled_ts",
-        "older_crawled": "crawled_ts",
-        "longer_text": "text_len",
-        "https": "is_https",
-        "shorter_url": "url_len",
-        "lower_id": "id",
-    }
-    return {k: getattr(row, attrs[k]) for k in validate_election(keys)}
+    return {k: getattr(row, ELECTION_KEYS[k].column) for k in validate_election(keys)}

@@ -1,6 +1,6 @@
 """Sketches and similarities of normalized texts for phase 4 (pure: no I/O).
 
-``NearSpec`` holds the phase-4 parameters derived from a :class:`~webdedup.config.Config`;
+``NearSpec`` holds the phase-4 parameters (the configuration builds it: ``Config.near_spec``);
 ``sketch_texts`` makes the sketch of each text with its LSH band keys: for ``minhash`` the
 sketch *is* the band keys (32 bits each: the signature is not kept), for ``simhash`` the
 64-bit SimHash; ``band_matrix`` reads the band keys of stored sketches back as an array;
@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from rapidfuzz import fuzz
@@ -53,9 +53,6 @@ from . import minhash as mh
 from . import simhash as sh
 from .shingles import jaccard, shingle_hashes_utf8
 from .text import compiled
-
-if TYPE_CHECKING:  # the configuration is above the pure algorithms: no runtime import
-    from ..config import Config
 
 #: Characters of normalized text the levenshtein method compares (bounds its quadratic cost).
 LEVENSHTEIN_MAX_CHARS = 20_000
@@ -94,7 +91,7 @@ class Verdict:
 
 @dataclass(frozen=True)
 class NearSpec:
-    """The parameters of phase 4, derived from a :class:`Config` (pure)."""
+    """The parameters of phase 4 (pure); the configuration makes it (``Config.near_spec``)."""
 
     method: str
     threshold: float
@@ -110,21 +107,37 @@ class NearSpec:
     max_distance: int
 
     @classmethod
-    def from_config(cls, config: Config) -> NearSpec:
-        bands, rows = mh.optimal_lsh_params(config.lsh_level, int(config.num_perm))
+    def derive(
+        cls,
+        method: str,
+        threshold: float,
+        lsh_level: float,
+        *,
+        chain_floor: float,
+        similarity: str,
+        min_words: int,
+        shingle_size: int,
+        num_perm: int,
+        seed: int,
+        distance: int,
+    ) -> NearSpec:
+        """The spec of these settings, with what they imply: the LSH bands and rows that
+        catch Jaccard ``lsh_level`` with ``num_perm`` permutations (``minhash``), the Hamming
+        candidate distance of ``threshold`` (``simhash``)."""
+        bands, rows = mh.optimal_lsh_params(lsh_level, int(num_perm))
         return cls(
-            method=config.method,
-            threshold=float(config.threshold),
-            chain_floor=float(config.chain_floor),
-            similarity=config.similarity,
-            min_words=int(config.min_words),
-            shingle_size=int(config.shingle_size),
-            num_perm=int(config.num_perm),
-            seed=int(config.seed),
-            distance=int(config.distance),
+            method=method,
+            threshold=float(threshold),
+            chain_floor=float(chain_floor),
+            similarity=similarity,
+            min_words=int(min_words),
+            shingle_size=int(shingle_size),
+            num_perm=int(num_perm),
+            seed=int(seed),
+            distance=int(distance),
             bands=bands,
             rows=rows,
-            max_distance=sh.candidate_distance_for(float(config.threshold)),
+            max_distance=sh.candidate_distance_for(float(threshold)),
         )
 
     @property
@@ -188,7 +201,8 @@ def band_matrix(spec: NearSpec, blobs: Sequence[bytes]) -> np.ndarray:
     the same keys :func:`sketch_texts` gave them (minhash: uint32 without the band tag,
     simhash: int64); columns are bands, compared only with the same column.
 
-    >>> spec = NearSpec.from_config(__import__("webdedup").Config())
+    >>> spec = NearSpec.derive("minhash", 0.9, 0.3, chain_floor=0.8, similarity="overlap",
+    ...                        min_words=0, shingle_size=5, num_perm=128, seed=1, distance=50)
     >>> blob, keys = sketch_texts(spec, ["a b c d e f g h"])[0]
     >>> band_matrix(spec, [blob]).tolist() == [[k & 0xFFFFFFFF for k in keys]]
     True

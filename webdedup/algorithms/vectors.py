@@ -8,7 +8,7 @@ that ``minhash`` compares while keeping most of the words:
   run's texts; character n-grams are costly in Python: 4-grams of the beginning keep a
   spelling fingerprint at a tenth of the cost of 3-5-grams of the whole), reduced to ``DIMS``
   dimensions by a truncated SVD fitted on at most ``SVD_SAMPLE`` of them (seeded);
-  or, with ``Config.embedder``, whatever vectors that function returns;
+  or, with an ``embedder`` setting, whatever vectors that function returns;
 * each text's ``NEIGHBOURS`` nearest neighbours by cosine come from a faiss index (exact
   inner products up to ``FLAT_MAX`` texts, an HNSW graph above), and a neighbour whose cosine
   is at least ``threshold - CANDIDATE_MARGIN`` is a candidate;
@@ -259,7 +259,7 @@ def neighbour_arrays(
 
 
 def load_embedder(name: str) -> Embedder:
-    """The function named ``"module:function"`` (``Config.embedder``).
+    """The function named ``"module:function"`` (the ``embedder`` setting).
 
     It takes a list of normalized texts and returns one vector a text (an array-like of
     shape ``(len(texts), d)``); webdedup scales them to unit length and compares by cosine.

@@ -6,9 +6,13 @@ with the same phases and rules as ``webdedup db``, the result written as Parquet
 wanted, brought back into the database by :mod:`.assignments` (``webdedup db --assignments``)
 with the state a next, incremental SQLite run needs.
 
-- :mod:`.daft_pipeline` the phases as dataframe operations (needs the ``daft`` extra);
+- :mod:`.daft_pipeline` the run: the phases as dataframe operations (needs the ``daft``
+  extra), over :mod:`.runner` (native or Ray), :mod:`.reading` (the Parquet pages and their
+  verdicts), :mod:`.elections` (the election windows), :mod:`.udfs` (webdedup's own
+  functions on batches) and :mod:`.writing` (the Parquet parts and the manifest, locally or
+  on ``s3://``);
 - :mod:`.components` connected components of an edge dataframe (large-star/small-star);
-- :mod:`.parquet` the hand-off files: pages to Parquet (``export --parquet``), the manifest;
+- :mod:`.parquet` the hand-off files: pages to Parquet (``export --parquet``);
 - :mod:`.assignments` reads a Daft run's output into a database's run tables.
 
 Nothing here is imported by the rest of webdedup, and Daft, Ray and pyarrow are imported only

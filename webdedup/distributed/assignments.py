@@ -29,7 +29,7 @@ from ..pipeline.context import NearResult, RunContext
 from ..store import quote, run_script, sql
 from ..store.layout import Layout
 from ..store.verdicts import cannot_links, pin_ranks, read_verdicts
-from .daft_pipeline import MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION
+from .writing import MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION
 
 #: Rows read from Parquet and inserted at a time.
 BATCH_ROWS = 20_000

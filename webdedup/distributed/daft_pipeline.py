@@ -1,4 +1,4 @@
-"""The phases of ``webdedup db`` as Daft dataframe operations (``webdedup daft``).
+"""The phases of ``webdedup db`` as Daft dataframe operations (``webdedup daft``): the run.
 
 The rules are webdedup's own, called, not rewritten: phase 1 is a batch UDF around
 :func:`~webdedup.pipeline.phase1_prepare.prepare_batch` (URL canonicalization, normalized-text
@@ -30,61 +30,32 @@ Only ``method = "minhash"`` runs here; the others are refused with a message.
 
 from __future__ import annotations
 
-import errno
-import json
-import os
-import shutil
-import socket
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
-from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from ..algorithms.cluster import drop_cannot_links, group_near, groups_apart
-from ..algorithms.election import ELECTION_KEYS, validate_election
-from ..algorithms.language import different_languages
-from ..algorithms.sketch import NearSpec, text_similarity
+from ..algorithms.cluster import drop_cannot_links, groups_apart
+from ..algorithms.sketch import NearSpec
 from ..config import Config
-from ..errors import (
-    ClusterUnreachable,
-    ConfigError,
-    DiskFull,
-    InputError,
-    MissingColumn,
-    ReadOnlyOutput,
-)
-from ..pipeline.phase1_prepare import PrepareJob, prepare_batch
-from ..pipeline.phase4_near import verify_chunk
-from ..store.pages import PageInput, as_text, page_digest
+from ..errors import ConfigError, InputError
 from ..version import __version__
 from .components import connected_components
-from .objectstore import ObjectStore, bucket_path, is_remote
+from .elections import elect
+from .objectstore import ObjectStore, is_remote
+from .reading import Verdicts, check_ids, read_pages, read_verdicts
+from .runner import use_runner
+from .udfs import MEMBER, PREPARED_TYPES, cluster_udf, prepare_udf, same_language, verify_udf
+from .writing import RemoteDir, check_writable, write_output
 
 #: Methods this path runs (the others need the SQLite path for now).
 SUPPORTED_METHODS = ("minhash",)
-#: The page id column of the Parquet input (``webdedup export --parquet`` writes it).
-ID_COLUMN = "id"
-#: Seconds to wait for a Ray head to answer before giving up.
-RAY_CONNECT_TIMEOUT = 10.0
-#: HTTP/2's client preface and an empty SETTINGS frame; a gRPC server (a Ray head's GCS, Ray
-#: client) answers with its own SETTINGS frame first (RFC 9113, section 3.4).
-HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
-HTTP2_SETTINGS = 0x04
-#: The manifest next to the output's Parquet files.
-MANIFEST = "_webdedup_manifest.json"
-MANIFEST_FORMAT = "webdedup-daft-assignments"
-MANIFEST_VERSION = 1
-#: Pages and candidate pairs handed to one UDF call.
-PREPARE_BATCH = 256
+#: Candidate pairs handed to one verification UDF call.
 VERIFY_BATCH = 1_000
 #: Pages a shuffle partition is sized for.
 PAGES_PER_PARTITION = 20_000
-
-_FILE = "_webdedup_file"
 
 
 @dataclass
@@ -111,450 +82,6 @@ class DaftResult:
             f"{self.near_duplicates:,} near-duplicates in {self.groups:,} groups; "
             f"Daft ({self.runner}) in {self.wall_seconds:.2f} s -> {self.out}"
         )
-
-
-# -- the runner ---------------------------------------------------------------------------------
-def use_runner(ray_address: str | None) -> str:
-    """Choose Daft's runner for this process: native, or Ray at ``ray_address``.
-
-    Daft fixes the runner once per process; asking for another one later is an error.
-    ``ray_address`` is ``auto`` (the cluster this machine belongs to), ``HOST:PORT`` (a head's
-    GCS port) or ``ray://HOST:PORT`` (Ray client). A host that does not answer within
-    ``RAY_CONNECT_TIMEOUT`` seconds raises :class:`ClusterUnreachable` before anything runs.
-    """
-    from daft import runners
-
-    want = "native" if ray_address is None else "ray"
-    if ray_address is not None:
-        _check_ray_address(ray_address)
-    current: Any = runners._get_runner()
-    if current is not None:
-        have = getattr(current, "name", want)
-        if have != want:
-            raise ConfigError(
-                f"Daft's runner in this process is already {have!r}; it is fixed once per "
-                f"process, so run 'webdedup daft' for the {want} runner in a new process"
-            )
-        return want
-    if ray_address is None:
-        runners.set_runner_native()
-        return want
-    try:
-        runners.set_runner_ray(address=None if ray_address == "local" else ray_address)
-    except Exception as exc:  # Ray raises ConnectionError, RuntimeError... with its own text
-        raise ClusterUnreachable(
-            f"could not connect to the Ray cluster at {ray_address!r}: {exc}. Start one "
-            "(ray start --head) or give its address (HOST:PORT or ray://HOST:PORT)"
-        ) from exc
-    return want
-
-
-def _check_ray_address(address: str) -> None:
-    """Fail fast, with a clear message, when a ``HOST:PORT`` address does not answer, or
-    answers but not as a Ray head does (Ray itself would wait minutes for it)."""
-    if address in ("auto", "local"):
-        return
-    hostport = address.split("://", 1)[1] if "://" in address else address
-    host, sep, port = hostport.rpartition(":")
-    if not sep or not host or not port.isdigit():
-        raise ConfigError(
-            f"--ray-address takes auto, HOST:PORT or ray://HOST:PORT, got {address!r}"
-        )
-    advice = (
-        "nothing was written. Check the address (ray status on the head prints it) or run "
-        "without --ray-address on this machine"
-    )
-    deadline = time.monotonic() + RAY_CONNECT_TIMEOUT
-    try:
-        sock = socket.create_connection((host, int(port)), timeout=RAY_CONNECT_TIMEOUT)
-    except OSError as exc:
-        raise ClusterUnreachable(
-            f"no Ray cluster answers at {address!r} ({exc.strerror or exc}) within "
-            f"{RAY_CONNECT_TIMEOUT:g} s; {advice}"
-        ) from exc
-    with sock:
-        if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
-            return  # the handshake below is plaintext HTTP/2; TLS heads are left to Ray
-        try:
-            reply = _http2_hello(sock, deadline)
-        except TimeoutError as exc:
-            raise ClusterUnreachable(
-                f"something at {address!r} accepted the connection but did not answer as a "
-                f"Ray head (gRPC) within {RAY_CONNECT_TIMEOUT:g} s; {advice}"
-            ) from exc
-        except OSError:
-            reply = b""  # reset or broken pipe: it hung up on a gRPC hello
-    if len(reply) < 9 or reply[3] != HTTP2_SETTINGS:
-        heard = f"it answered {reply[:20]!r}" if reply else "it hung up"
-        raise ClusterUnreachable(
-            f"something listens at {address!r} but it is not a Ray cluster (a Ray head speaks "
-            f"gRPC; {heard}); {advice}"
-        )
-
-
-def _http2_hello(sock: socket.socket, deadline: float) -> bytes:
-    """The first 9 bytes (a frame header) the server at ``sock`` answers to HTTP/2's preface
-    (fewer if it hangs up); ``TimeoutError`` when it says nothing before ``deadline``."""
-    sock.sendall(HTTP2_PREFACE)
-    reply = b""
-    while len(reply) < 9:
-        sock.settimeout(max(0.001, deadline - time.monotonic()))
-        more = sock.recv(9 - len(reply))
-        if not more:
-            break
-        reply += more
-    return reply
-
-
-# -- input --------------------------------------------------------------------------------------
-def read_pages(
-    inputs: Sequence[str], config: Config, io_config: Any = None
-) -> tuple[Any, list[str]]:
-    """The pages of the Parquet ``inputs`` as ``id, url, content, html, datetime, crawled,
-    category, lang, pin_rank, not_duplicate_of`` (absent columns are NULL), and the input's
-    column names.
-
-    The column mapping is the database's (``Columns``: ``content=body``...); ``id`` names
-    each page (an integer, unique over all files). The verdict columns keep the names
-    ``webdedup export --parquet`` gives them (``canonical_rank``, ``not_duplicate_of``).
-    """
-    import daft
-    from daft import DataType as DT
-    from daft import col, lit
-
-    paths = list(inputs)
-    if not paths:
-        raise InputError("no input: give Parquet files or a glob such as 'pages/*.parquet'")
-    try:
-        df = daft.read_parquet(paths, io_config=io_config, file_path_column=_FILE)
-        names = [n for n in df.column_names if n != _FILE]
-    except FileNotFoundError as exc:
-        raise InputError(f"no Parquet file matches {', '.join(paths)}: {exc}") from exc
-    except Exception as exc:  # Daft's own errors for unreadable files
-        if "not found" in str(exc).lower() or "no such file" in str(exc).lower():
-            raise InputError(f"no Parquet file matches {', '.join(paths)}") from exc
-        raise InputError(f"cannot read {', '.join(paths)} as Parquet: {exc}") from exc
-    columns = config.columns
-    present = set(names)
-    missing = []
-    if ID_COLUMN not in present:
-        missing.append(f"the page id column {ID_COLUMN!r}")
-    if columns.url not in present:
-        missing.append(f"the URL column {columns.url!r} (map it with --column url=NAME)")
-    if columns.content not in present and columns.html not in present:
-        missing.append(
-            f"a text column {columns.content!r} or HTML column {columns.html!r} "
-            "(map it with --column content=NAME)"
-        )
-    if missing:
-        raise MissingColumn(
-            f"the Parquet input has no {'; no '.join(missing)}; columns found: "
-            f"{', '.join(names) or 'none'}"
-        )
-
-    def pick(*candidates: str, dtype: Any = None) -> Any:
-        for name in candidates:
-            if name in present:
-                return col(name) if dtype is None else col(name).cast(dtype)
-        return lit(None).cast(DT.string() if dtype is None else dtype)
-
-    df = df.select(
-        col(ID_COLUMN).cast(DT.int64()).alias("id"),
-        col(columns.url).alias("url"),
-        pick(columns.content).alias("content"),
-        pick(columns.html).alias("html"),
-        pick(columns.datetime, columns.date).alias("datetime"),
-        pick(columns.crawled).alias("crawled"),
-        pick(columns.category).alias("category"),
-        pick(columns.lang).alias("lang"),
-        pick("canonical_rank", dtype=DT.int64()).alias("pin_rank"),
-        pick("not_duplicate_of", dtype=DT.list(DT.int64())).alias("not_duplicate_of"),
-        col(_FILE),
-    )
-    return df, names
-
-
-def check_ids(pages: Any) -> int:
-    """The number of pages; raise when there are none or an id repeats (naming its files)."""
-    from daft import col, lit
-
-    total = int(pages.count_rows())
-    if total == 0:
-        raise InputError("the Parquet input has no pages (0 rows): nothing to deduplicate")
-    no_id = int(pages.where(col("id").is_null()).count_rows())
-    if no_id:
-        raise InputError(
-            f"{no_id:,} page(s) of the Parquet input have no integer {ID_COLUMN!r} (null, or "
-            "text that is not a number); every page needs an integer id"
-        )
-    repeats = (
-        pages.groupby("id")
-        .agg(col("id").count().alias("n"), col(_FILE).list_agg_distinct().alias("files"))
-        .where(col("n") > lit(1))
-        .limit(5)
-        .to_pylist()
-    )
-    if repeats:
-        shown = "; ".join(
-            f"id {r['id']} ({r['n']} times, in {', '.join(sorted(r['files']))})" for r in repeats
-        )
-        raise InputError(
-            f"page ids repeat in the Parquet input: {shown}. Each page needs its own id over "
-            "all files (a crawler's shards must number their pages apart)"
-        )
-    return total
-
-
-@dataclass(frozen=True)
-class Verdicts:
-    """The reviewers' verdicts carried by the input (``store.verdicts``' pure forms)."""
-
-    pins: dict[int, int]  #: ``pin_ranks``: page chosen as canonical -> rank (0: latest)
-    cannot_link: set[tuple[int, int]]  #: ``cannot_links``: (smaller id, larger id)
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "pins": sorted([pid, rank] for pid, rank in self.pins.items()),
-            "cannot_link": sorted([a, b] for a, b in self.cannot_link),
-        }
-
-
-def read_verdicts(pages: Any) -> Verdicts:
-    """The verdicts on the pages of ``read_pages`` (a handful: people make them)."""
-    from daft import col
-
-    rows = (
-        pages.where(col("pin_rank").not_null() | col("not_duplicate_of").not_null())
-        .select("id", "pin_rank", "not_duplicate_of")
-        .to_pylist()
-    )
-    pins = {int(r["id"]): int(r["pin_rank"]) for r in rows if r["pin_rank"] is not None}
-    apart = {
-        (min(int(r["id"]), int(o)), max(int(r["id"]), int(o)))
-        for r in rows
-        for o in r["not_duplicate_of"] or ()
-        if o is not None and int(o) != int(r["id"])
-    }
-    return Verdicts(pins, apart)
-
-
-def _value(v: Any) -> Any:
-    """A Parquet cell as the SQLite path reads it: timestamps as ISO text, BLOBs as text."""
-    if isinstance(v, (datetime, date)):
-        return v.isoformat()
-    return as_text(v)
-
-
-def _page(row: Sequence[Any]) -> PageInput:
-    pid, url, content, html, dt, crawled, category, lang = row
-    return PageInput(
-        int(pid), as_text(url), as_text(content), html, _value(dt), _value(crawled),
-        as_text(category), as_text(lang),
-    )
-
-
-# -- phase 1 ------------------------------------------------------------------------------------
-_PREPARED_TYPES = {
-    "id": "int64", "url_hash": "string", "canonical_url": "string", "url_key": "string",
-    "host": "string", "content_hash": "string", "text_len": "int64", "word_count": "int64",
-    "is_external": "int64", "is_https": "int64", "url_len": "int64", "dt": "float64",
-    "crawled_ts": "float64", "ignored": "string", "lang": "string", "lang_score": "float64",
-}
-
-
-def _prepare_udf(config: Config, spec: NearSpec) -> Any:
-    import daft
-    import pyarrow as pa
-    from daft import DataType as DT
-
-    job = PrepareJob(config, spec)
-    fields = [(name, getattr(pa, kind)()) for name, kind in _PREPARED_TYPES.items()]
-    fields += [("sketch", pa.binary()), ("band_keys", pa.list_(pa.int64()))]
-    arrow_type = pa.struct(fields)
-    dtype = DT.from_arrow_type(arrow_type)
-
-    @daft.func.batch(return_dtype=dtype, unnest=True)
-    def prepare(*series: Any) -> Any:
-        rows = zip(*(s.to_pylist() for s in series), strict=True)
-        out = []
-        for row, sketch, _ in prepare_batch(job, [_page(r) for r in rows]):
-            record = row._asdict()
-            record["sketch"] = sketch[0] if sketch is not None else None
-            record["band_keys"] = sketch[1] if sketch is not None else None
-            out.append(record)
-        return pa.array(out, type=arrow_type)
-
-    return prepare
-
-
-# -- elections ----------------------------------------------------------------------------------
-def _election_window(partition: str, keys: Sequence[str], pinned: bool = False) -> Any:
-    """The window ``PARTITION BY partition ORDER BY <election>`` of ``algorithms.election``;
-    ``pinned``: the pages reviewers chose as canonical first, by ``pin_rank``
-    (``RunContext.election_sql``)."""
-    from daft import Window, col
-
-    exprs: list[Any] = []
-    desc: list[bool] = []
-
-    def nulls_last_then(column: str, descending: bool) -> None:
-        exprs.extend([col(column).is_null(), col(column)])
-        desc.extend([False, descending])
-
-    if pinned:
-        nulls_last_then("pin_rank", False)
-
-    for key in validate_election(keys):
-        if key not in _ORDER:
-            raise ConfigError(
-                f"election key {key!r} has no Daft ordering yet; the Daft path knows: "
-                f"{', '.join(_ORDER)}"
-            )
-        column, descending, nullable = _ORDER[key]
-        if nullable:
-            nulls_last_then(column, descending)
-        else:
-            exprs.append(col(column))
-            desc.append(descending)
-    return Window().partition_by(partition).order_by(*exprs, desc=desc)
-
-
-#: Each election key as (column, descending, NULLs last): ``ELECTION_KEYS[k].sql`` in Daft.
-_ORDER: dict[str, tuple[str, bool, bool]] = {
-    "internal": ("is_external", False, False),
-    "newer_datetime": ("dt", True, True),
-    "older_datetime": ("dt", False, True),
-    "newer_crawled": ("crawled_ts", True, True),
-    "older_crawled": ("crawled_ts", False, True),
-    "longer_text": ("text_len", True, False),
-    "https": ("is_https", True, False),
-    "shorter_url": ("url_len", False, False),
-    "lower_id": ("id", False, False),
-}
-
-
-def _elect(
-    df: Any, partition: str, keys: Sequence[str], rank: str, winner: str, pinned: bool = False
-) -> Any:
-    """``id, <rank>, <winner>`` of each row of ``df``: its rank in its partition and the
-    partition's first row by the election order (reviewers' choices first when ``pinned``)."""
-    from daft import col
-    from daft.functions import row_number
-
-    window = _election_window(partition, keys, pinned)
-    ranked = df.with_column(rank, row_number().over(window))
-    winners = ranked.where(col(rank) == 1).select(
-        col(partition).alias("_p"), col("id").alias(winner)
-    )
-    return ranked.join(winners, left_on=partition, right_on="_p").select("id", rank, winner)
-
-
-# -- phase 4 ------------------------------------------------------------------------------------
-def _verify_udf(spec: NearSpec) -> Any:
-    import daft
-    from daft import DataType as DT
-
-    @daft.func.batch(return_dtype=DT.float64())
-    def verify(a: Any, b: Any, ca: Any, ha: Any, cb: Any, hb: Any) -> list[float]:
-        pairs = list(zip(a.to_pylist(), b.to_pylist(), strict=True))
-        pages: dict[int, PageInput] = {}
-        for ids, contents, htmls in ((a, ca, ha), (b, cb, hb)):
-            for pid, content, html in zip(
-                ids.to_pylist(), contents.to_pylist(), htmls.to_pylist(), strict=True
-            ):
-                pages[pid] = PageInput(pid, None, as_text(content), html)
-        scores = verify_chunk(spec, pages, pairs)
-        return [scores[p] for p in pairs]
-
-    return verify
-
-
-def _cluster_udf(spec: NearSpec, config: Config, apart: set[tuple[int, int]]) -> Any:
-    """Per connected component of exact groups: ``group_near`` with the election order
-    (reviewers' chosen canonicals first) and the cannot-link pairs of exact groups ``apart``
-    (:func:`~webdedup.algorithms.cluster.groups_apart`; a handful, sent with the UDF)."""
-    import daft
-    import pyarrow as pa
-    from daft import DataType as DT
-
-    arrow_type = pa.list_(
-        pa.struct([("id", pa.int64()), ("center", pa.int64()), ("score", pa.float64())])
-    )
-    keys = [ELECTION_KEYS[k].key for k in validate_election(config.election)]
-
-    def order_key(row: Any) -> tuple[Any, ...]:
-        pinned = (row.pin_rank is None, row.pin_rank or 0)  # coalesce(pin_rank, n) ASC
-        return pinned + tuple(part for key in keys for part in key(row))
-
-    @daft.func(return_dtype=DT.from_arrow_type(arrow_type))
-    def cluster(members: list[dict[str, Any]], edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        rows = {m["id"]: _Row(m) for m in members}
-        order = [r.id for r in sorted(rows.values(), key=order_key)]
-        group_edges = {(e["a"], e["b"]): e["score"] for e in edges}
-        texts: dict[int, str] = {}
-
-        def text(pid: int) -> str:
-            if pid not in texts:
-                m = rows[pid].raw
-                page = PageInput(pid, None, as_text(m["content"]), m["html"])
-                texts[pid] = page_digest(page).sketch
-            return texts[pid]
-
-        def score_of(a: int, b: int) -> float:
-            return text_similarity(spec, text(a), text(b))
-
-        here = [(a, b) for a, b in apart if a in rows and b in rows]
-        assigned = group_near(order, group_edges, score_of, config.chain_floor, here)
-        return [{"id": k, "center": c, "score": s} for k, (c, s) in sorted(assigned.items())]
-
-    return cluster
-
-
-class _Row:
-    """A member of a component with the attributes the election keys read."""
-
-    id: int
-    is_external: int
-    dt: float | None
-    crawled_ts: float | None
-    text_len: int
-    is_https: int
-    url_len: int
-    pin_rank: int | None
-    raw: dict[str, Any]
-
-    __slots__ = ("id", "is_external", "dt", "crawled_ts", "text_len", "is_https", "url_len",
-                 "pin_rank", "raw")
-
-    def __init__(self, m: dict[str, Any]) -> None:
-        self.raw = m
-        for name in self.__slots__[:-1]:
-            setattr(self, name, m[name])
-
-
-def _same_language(edges: Any, prepared: Any) -> Any:
-    """The language guard of phase 4 (``pipeline.language_guard.keep_same_language``): the
-    edges whose two pages are not surely in different languages."""
-    import daft
-    from daft import DataType as DT
-    from daft import col
-
-    @daft.func.batch(return_dtype=DT.bool())
-    def same(la: Any, sa: Any, lb: Any, sb: Any) -> list[bool]:  # NULLs in, as the guard reads
-        rows = zip(*(s.to_pylist() for s in (la, sa, lb, sb)), strict=True)
-        return [not different_languages(*row) for row in rows]
-
-    langs = prepared.select("id", "lang", "lang_score")
-    la = langs.select(col("id").alias("a"), col("lang").alias("_la"),
-                      col("lang_score").alias("_sa"))
-    lb = langs.select(col("id").alias("b"), col("lang").alias("_lb"),
-                      col("lang_score").alias("_sb"))
-    return (
-        edges.join(la, on="a")
-        .join(lb, on="b")
-        .where(same(col("_la"), col("_sa"), col("_lb"), col("_sb")))
-        .exclude("_la", "_sa", "_lb", "_sb")
-    )
 
 
 # -- the run ------------------------------------------------------------------------------------
@@ -590,17 +117,17 @@ def run_daft(
     if remote or any(is_remote(i) for i in inputs):
         store = store or ObjectStore.from_options()
         io_config = io_config or store.io_config()
-    target: Path | _Remote = _Remote(str(out), store) if remote and store else Path(out)
+    target: Path | RemoteDir = RemoteDir(str(out), store) if remote and store else Path(out)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise InputError(
             f"{out} already exists and is not empty; give a new directory for --out "
             "(or remove the old one)"
         )
     if isinstance(target, Path):
-        _check_writable(target)
+        check_writable(target)
     t0 = time.perf_counter()
     runner = use_runner(ray_address)
-    run = _Run(config, NearSpec.from_config(config))
+    run = _Run(config, config.near_spec())
     with run.phase("read"):
         pages, _names = read_pages(inputs, config, io_config)
         total = check_ids(pages)
@@ -638,7 +165,13 @@ def run_daft(
             timings=run.timings,
             **_counts(result),
         )
-        _write(run, result, target, list(inputs), res, t0)
+
+
+        def manifest() -> dict[str, Any]:
+            res.wall_seconds = round(time.perf_counter() - t0, 4)
+            return run.manifest(list(inputs), res)
+
+        write_output(target, result, run.edges, run.scored, manifest)
     res.wall_seconds = round(time.perf_counter() - t0, 4)
     return res
 
@@ -661,6 +194,20 @@ class _Run:
         self.near: Any = None
         self.verdicts = Verdicts({}, set())
 
+    def manifest(self, inputs: list[str], res: DaftResult) -> dict[str, Any]:
+        """What produced the output, for ``webdedup db --assignments`` to check."""
+        return {
+            "webdedup_version": __version__,
+            "method": self.config.method,
+            "scheme": self.spec.scheme,
+            "fingerprint": self.config.fingerprint(),
+            "shaping": self.config.shaping_parameters(),
+            "config": asdict(self.config),
+            "inputs": inputs,
+            "verdicts": self.verdicts.as_json(),
+            "result": asdict(res),
+        }
+
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
         start = time.perf_counter()
@@ -674,7 +221,7 @@ class _Run:
         from daft import col, lit
         from daft.functions import when
 
-        prep = _prepare_udf(self.config, self.spec)
+        prep = prepare_udf(self.config, self.spec)
         inputs = ("id", "url", "content", "html", "datetime", "crawled", "category", "lang")
         prepared = pages.select(
             col("id").alias("_id"), col("pin_rank"), prep(*map(col, inputs))
@@ -694,14 +241,14 @@ class _Run:
             ).exclude("_small")
         self.prepared = prepared.collect()
         self.active = self.prepared.where(col("ignored").is_null()).select(
-            "id", "url_key", "content_hash", "word_count", *_MEMBER[1:]
+            "id", "url_key", "content_hash", "word_count", *MEMBER[1:]
         )
 
     def elect_urls(self) -> None:
         """Phase 2 (``sql/elect_url.sql``)."""
         election = self.config.election
         pinned = bool(self.verdicts.pins)
-        self.url_el = _elect(
+        self.url_el = elect(
             self.active, "url_key", election, "url_rank", "url_winner", pinned
         ).collect()
 
@@ -733,7 +280,7 @@ class _Run:
             .join(components, on="id", how="left")
             .with_column("component", col("component").fill_null(col("id")))
         )
-        self.exact_el = _elect(
+        self.exact_el = elect(
             winners, "component", self.config.election, "exact_rank", "exact_winner",
             bool(self.verdicts.pins),
         ).collect()
@@ -784,7 +331,7 @@ class _Run:
         ta = t.select(col("id").alias("a"), col("content").alias("_ca"), col("html").alias("_ha"))
         tb = t.select(col("id").alias("b"), col("content").alias("_cb"), col("html").alias("_hb"))
         hashes = self.prepared.select("id", "content_hash")
-        verify = _verify_udf(self.spec)
+        verify = verify_udf(self.spec)
         self.scored = (
             self.pairs.join(ta, on="a")
             .join(tb, on="b")
@@ -799,7 +346,7 @@ class _Run:
             .collect()
         )
         verified = self.scored.where(col("score") >= lit(self.spec.threshold))
-        self.edges = _same_language(verified, self.prepared).collect()
+        self.edges = same_language(verified, self.prepared).collect()
         return int(self.edges.count_rows())
 
     def groups_apart(self) -> set[tuple[int, int]]:
@@ -845,10 +392,10 @@ class _Run:
         components = connected_components(
             group_edges.select(col("a").alias("u"), col("b").alias("v"))
         ).collect()
-        member = to_struct(*(col(c) for c in (*_MEMBER, "content", "html")))
+        member = to_struct(*(col(c) for c in (*MEMBER, "content", "html")))
         members = (
             components.select(col("node").alias("id"), "component")
-            .join(self.prepared.select(*_MEMBER), on="id")
+            .join(self.prepared.select(*MEMBER), on="id")
             .join(self.texts, on="id")
             .select("component", member.alias("m"))
             .groupby("component")
@@ -860,7 +407,7 @@ class _Run:
             .groupby("component")
             .agg(col("e").list_agg().alias("edges"))
         )
-        cluster = _cluster_udf(self.spec, self.config, apart)
+        cluster = cluster_udf(self.spec, self.config, apart)
         self.near = (
             members.join(comp_edges, on="component")
             .select(cluster(col("members"), col("edges")).alias("r"))
@@ -920,146 +467,12 @@ class _Run:
         )
 
 
-#: The election attributes of a page (``algorithms.election.Electable``), and the rank of a
-#: reviewer's choice as canonical (NULL for most pages).
-_MEMBER = ("id", "is_external", "dt", "crawled_ts", "text_len", "is_https", "url_len",
-           "pin_rank")
 #: The columns of the output's ``pages/`` files.
 PAGE_COLUMNS = (
-    *_PREPARED_TYPES, "sketch", "band_keys", "url_rank", "url_winner", "exact_rank",
+    *PREPARED_TYPES, "sketch", "band_keys", "url_rank", "url_winner", "exact_rank",
     "exact_winner", "near_center", "near_score", "exact_group_size", "dup_group",
     "dup_group_size", "canonical_id", "is_canonical", "dup_kind", "dup_score",
 )
-
-
-class _Remote:
-    """An ``s3://`` output directory (the few calls ``run_daft`` makes on a local one)."""
-
-    def __init__(self, url: str, store: ObjectStore) -> None:
-        self.url, self.store = url.rstrip("/"), store
-        self.fs = store.filesystem()
-        self.path = bucket_path(url)
-
-    def __str__(self) -> str:
-        return self.url
-
-    def exists(self) -> bool:
-        from pyarrow import fs
-
-        return bool(self.fs.get_file_info(self.path).type != fs.FileType.NotFound)
-
-    def is_dir(self) -> bool:
-        from pyarrow import fs
-
-        return bool(self.fs.get_file_info(self.path).type != fs.FileType.File)
-
-    def iterdir(self) -> Iterator[str]:
-        from pyarrow import fs
-
-        selector = fs.FileSelector(self.path, allow_not_found=True)
-        return iter(info.path for info in self.fs.get_file_info(selector))
-
-
-def _write(
-    run: _Run, result: Any, target: Path | _Remote, inputs: list[str], res: DaftResult,
-    t0: float,
-) -> None:
-    """Write into a fresh directory beside ``target``, renamed to it when complete (on object
-    storage: straight into ``target``, the manifest last, all removed on failure)."""
-    if isinstance(target, _Remote):
-        io_config = target.store.io_config()
-        try:
-            _write_parts(run, result, target.url, inputs, res, t0, io_config, target.fs)
-        except BaseException:
-            target.fs.delete_dir_contents(target.path, missing_dir_ok=True)
-            raise
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        _write_parts(run, result, str(work), inputs, res, t0, None, None)
-        if target.exists():
-            target.rmdir()  # empty (checked before the run)
-        work.rename(target)
-    except BaseException as exc:
-        shutil.rmtree(work, ignore_errors=True)
-        if _no_space(exc):  # Daft's writers say it in their own exception
-            raise DiskFull(
-                f"--out {target}: no space left on its disk while writing the result (removed "
-                "again); free some space or give a folder on another disk, then run again"
-            ) from exc
-        raise
-
-
-def _no_space(exc: BaseException | None) -> bool:
-    """``ENOSPC`` somewhere in ``exc``'s chain, as an OSError or in Daft's (Rust's) words."""
-    while exc is not None:
-        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
-            return True
-        if "No space left on device" in str(exc):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
-def _check_writable(target: Path) -> None:
-    """Fail before the run, not after it, when ``--out`` can't be written (a read-only file
-    system, no permission, a full disk): make its parent and a scratch folder beside it."""
-    folder = target.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=folder)).rmdir()
-    except OSError as exc:
-        if exc.errno == errno.ENOSPC:
-            raise DiskFull(
-                f"--out {target}: no space left on its disk; free some space or give a folder "
-                "on another disk"
-            ) from exc
-        where = exc.filename if exc.filename and not folder.is_dir() else folder
-        raise ReadOnlyOutput(
-            f"--out {target} can't be written ({where}: {exc.strerror or exc}); give a "
-            "folder on a writable file system"
-        ) from exc
-
-
-def _write_parts(
-    run: _Run, result: Any, where: str, inputs: list[str], res: DaftResult, t0: float,
-    io_config: Any, filesystem: Any,
-) -> None:
-    """The output's Parquet parts and, last, its manifest (into ``where``)."""
-    from daft import col
-    from daft.functions import when
-
-    result.write_parquet(f"{where}/pages", io_config=io_config)
-    run.edges.select("a", "b", "score").sort(["a", "b"]).write_parquet(
-        f"{where}/edges", io_config=io_config
-    )
-    lo = when(col("_xa") < col("_xb"), col("_xa")).otherwise(col("_xb"))
-    hi = when(col("_xa") < col("_xb"), col("_xb")).otherwise(col("_xa"))
-    verified = run.scored.select(lo.alias("hash_a"), hi.alias("hash_b"), "score").distinct()
-    verified.sort(["hash_a", "hash_b"]).write_parquet(
-        f"{where}/verified", io_config=io_config
-    )
-    res.wall_seconds = round(time.perf_counter() - t0, 4)
-    manifest = {
-        "format": MANIFEST_FORMAT,
-        "version": MANIFEST_VERSION,
-        "webdedup_version": __version__,
-        "method": run.config.method,
-        "scheme": run.spec.scheme,
-        "fingerprint": run.config.fingerprint(),
-        "shaping": run.config.shaping_parameters(),
-        "config": asdict(run.config),
-        "inputs": inputs,
-        "verdicts": run.verdicts.as_json(),
-        "result": asdict(res),
-    }
-    text = json.dumps(manifest, indent=2, default=list) + "\n"
-    if filesystem is None:
-        Path(where, MANIFEST).write_text(text)
-    else:
-        with filesystem.open_output_stream(f"{bucket_path(where)}/{MANIFEST}") as f:
-            f.write(text.encode())
 
 
 def _counts(result: Any) -> dict[str, int]:
@@ -1079,13 +492,4 @@ def _counts(result: Any) -> dict[str, int]:
     }
 
 
-__all__ = [
-    "PAGE_COLUMNS",
-    "DaftResult",
-    "Verdicts",
-    "check_ids",
-    "read_pages",
-    "read_verdicts",
-    "run_daft",
-    "use_runner",
-]
+__all__ = ["PAGE_COLUMNS", "SUPPORTED_METHODS", "DaftResult", "run_daft"]

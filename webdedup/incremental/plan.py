@@ -18,8 +18,8 @@ from ..config import Config
 from ..store import quote, schema_version, table_exists
 from ..store.layout import Layout
 from ..store.pages import as_text
-from ..store.schema import triggers_intact
 from ..store.state import meta_value, stored_config
+from ..store.triggers import triggers_intact
 
 #: The schema version a nightly run needs: 4 renamed _prepared to _webdedup_prepared.
 INCREMENTAL_SCHEMA = 4
@@ -33,6 +33,9 @@ class Plan:
     reason: str
     max_seq: int  # the queue rows (seq <= max_seq) this run consumes
     tracked: bool = True  # the triggers queue changes made while this run reads
+    #: ``PRAGMA data_version`` as the run's read snapshot began: the write tells from it
+    #: whether another connection committed since
+    data_version: int = 0
 
 
 #: ``_webdedup_meta`` key set when a run without change tracking saw the table change.

@@ -32,7 +32,7 @@ from ..algorithms import minhash, simhash
 from ..algorithms.election import DEFAULT_ELECTION, ELECTION_KEYS, validate_election
 from ..algorithms.election import explain as election_values
 from ..algorithms.shingles import jaccard, shingle_hashes
-from ..algorithms.sketch import LEVENSHTEIN_MAX_CHARS, NearSpec, features, verify
+from ..algorithms.sketch import LEVENSHTEIN_MAX_CHARS, features, verify
 from ..algorithms.text import SKETCH_CHARS
 from ..algorithms.urls import canonicalize_url
 from ..config import Config
@@ -125,7 +125,7 @@ def run_score(config: Config, text_a: str, text_b: str) -> dict[str, Any]:
     for one pair: ``score`` is ``None`` (:func:`explain_pair` puts the stored edge's score
     there), ``shingle_score`` the ``minhash`` verdict (a lower bound of the run's score).
     """
-    spec = NearSpec.from_config(config)
+    spec = config.near_spec()
     out: dict[str, Any] = {"method": spec.method, "threshold": spec.threshold}
     if spec.method in ("minhash", "simhash"):
         v = verify(spec, features(spec, text_a), features(spec, text_b))

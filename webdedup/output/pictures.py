@@ -189,7 +189,7 @@ def threshold_groups(conn: sqlite3.Connection, layout: Source) -> ThresholdGroup
     re-crawls of one URL, and it ignores reviewers' verdicts).
     """
     config = run_config(layout.config)
-    spec = NearSpec.from_config(config)
+    spec = config.near_spec()
     t = round(float(config.threshold), 6)
     out = ThresholdGroups(t)
     source, _what = score_source(conn, config.method)

@@ -35,8 +35,8 @@ from ..store import (
 )
 from ..store.counts import count as count_pages
 from ..store.counts import groups_subquery
-from ..store.layout import Layout
-from ..store.schema import OUTPUT_COLUMNS, RESULT_TABLES, crawler_columns
+from ..store.layout import Layout, crawler_columns
+from ..store.schema import OUTPUT_COLUMNS, RESULT_TABLES
 from ..store.state import stored_columns, stored_config
 
 #: The ways a page can join a duplicate group, as the ``--kind`` filter accepts them.

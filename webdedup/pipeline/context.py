@@ -41,14 +41,8 @@ class RunContext:
     progress: bool = False
     on_phase: PhaseHook | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    incremental: bool = False
     only: set[int] | None = None  #: phase 1 prepares only these page ids (changed pages)
     plan: Plan | None = None  #: full or incremental, and the queue rows this run consumes
-    missed_changes: bool = False  #: the table changed while an untracked run read it
-    #: ``_webdedup_meta.write_generation`` as this run read it, then as it last wrote it
-    generation: str | None = None
-    #: phase 5 writes ahead in batches (a write larger than ``Config.write_lock`` allows)
-    batched_write: bool = False
     #: what each phase reported (its result's counts), for the run row
     phase_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     #: window scores the levenshtein phase keeps for its reruns within this run
@@ -75,6 +69,11 @@ class RunContext:
         counts = self.phase_counts.setdefault(name, {})
         for key, value in result.counts().items():
             counts[key] = counts.get(key, 0) + value
+
+    @property
+    def incremental(self) -> bool:
+        """Whether the run's plan is incremental (its region only)."""
+        return self.plan is not None and self.plan.mode == "incremental"
 
     @property
     def table(self) -> str:
@@ -133,3 +132,7 @@ class NearResult(PhaseResult):
 class WriteBackResult(PhaseResult):
     written: int  #: rows of pages whose annotation was written
     transactions: int = 1  #: write transactions (more than one: a batched write)
+    #: the longest any write transaction held the lock (from ``BEGIN IMMEDIATE``'s success to
+    #: its commit: how long a crawler may have waited), and all of them together
+    lock_seconds: float = 0.0
+    lock_seconds_total: float = 0.0

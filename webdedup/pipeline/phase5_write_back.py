@@ -1,21 +1,22 @@
 """Phase 5, write back: the only phase that writes to the crawl database.
 
-:func:`prepare` runs before the write lock, in the run's read snapshot: the annotations in
-rowid order and the state tables' indexes, ready in TEMP tables. :func:`run` then runs inside
-one short write transaction opened by the pipeline: migrations, the output columns added to
-``pages`` when missing, the annotations (only the rows whose annotation changes), webdedup's
-state tables (copied as they are) and the change-tracking triggers (the run row and the
-optional prune follow in the same transaction). A crawler waits for that transaction only.
+:func:`run` is its one entry point, called at the end of the run's read snapshot. It readies
+what it writes while still in the snapshot (the annotations in rowid order and the state
+tables' indexes, in TEMP tables), ends the snapshot, then writes in one short write
+transaction: migrations, the output columns added to ``pages`` when missing, the annotations
+(only the rows whose annotation changes), webdedup's state tables (copied as they are) and
+the change-tracking triggers; the pipeline's run row and optional prune follow in the same
+transaction (``finish``). A crawler waits for that transaction only.
 
 A large write (a first run, or any full run, on a big crawl) would hold the lock for as long
 as it takes to rewrite every row: SQLite rewrites a row's whole record, text included, to
-add its annotation. :func:`batched` tells when the write is estimated to take longer than
-``Config.write_lock`` seconds; :func:`write_ahead` then writes the annotations and a full
-run's state in transactions sized to that (each measured, the next sized from it), with
-pauses between them, so a crawler never waits longer than about ``write_lock``. The first
-of them marks the stored
+add its annotation. When the write is estimated to take longer than ``Config.write_lock``
+seconds (:func:`_batched`), the annotations and a full run's state go first in transactions
+sized to that (each measured, the next sized from it), with pauses between them, so a
+crawler never waits longer than about ``write_lock``. The first of them marks the stored
 state as being rewritten (the next run is then full if this one dies halfway), and every one
-checks that no other run wrote meanwhile; :func:`run` finishes in the last, short one.
+checks that no other run wrote meanwhile; the last, short one finishes. Each transaction is
+timed from when it has the lock to its commit (``WriteBackResult.lock_seconds``).
 """
 
 from __future__ import annotations
@@ -23,22 +24,18 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from ..errors import ConcurrentRun
-from ..incremental.plan import MISSED
+from ..incremental.plan import MISSED, Plan
 from ..store import migrate, quote, run_script, sql, table_columns, table_exists
-from ..store.layout import Layout
-from ..store.schema import (
-    OUTPUT_COLUMNS,
-    add_output_columns,
-    install_triggers,
-    record_annotated,
-    record_crawler_columns,
-)
+from ..store.connection import data_version, transaction, translate
+from ..store.layout import Layout, record_annotated, record_crawler_columns
+from ..store.schema import OUTPUT_COLUMNS, add_output_columns
 from ..store.state import meta_value, set_meta
+from ..store.triggers import install_triggers
 from . import segments
 from .context import RunContext, WriteBackResult
 
@@ -94,7 +91,6 @@ SEGMENT_STATE = (
     StateCopy("_webdedup_segments", "run_segment_counts", ("host", "hash"), False),
 )
 
-Hold = Callable[[], AbstractContextManager[None]]  # one timed write transaction
 #: A page's prepared row, sketch and two lookup rows, rewritten by an incremental run for each
 #: page of its region whose rows differ (``temp.run_restate``): about 650 bytes on the bench
 #: corpora (``scripts/bench.py --growth`` prints the state by table); rounded up, to err on
@@ -113,8 +109,85 @@ _REGION_KEYS = (
 )
 
 
-def prepare(ctx: RunContext) -> None:
-    """Ready what :func:`run` writes, in TEMP tables (call before the write transaction)."""
+def run(
+    ctx: RunContext, finish: Callable[[WriteBackResult], None] | None = None
+) -> WriteBackResult:
+    """Annotate ``pages`` and save the run's state; call it at the end of the run's read
+    snapshot (phases 1-4 and the assignment done), which it ends.
+
+    A full run replaces all state and (re)installs the change-tracking triggers; an
+    incremental run replaces the state of its region only. Either consumes the queued
+    changes it read (``seq <= plan.max_seq``); changes queued since stay for the next run.
+    When the table changed during a run that had no triggers yet (rows updated meanwhile are
+    unknown), the next run is told to be full. ``finish(result)`` runs inside the last write
+    transaction, before its commit (the run row, a prune). The result counts the rows written
+    and the transactions, and times how long each held the lock.
+    """
+    conn = ctx.conn
+    try:
+        with ctx.phase("write_prepare"):  # in the snapshot, before the write takes the lock
+            writer = _prepare(ctx)
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.Error):
+            raise translate(exc) from exc
+        raise
+    with ctx.phase("write_back"):
+        ahead = _write_ahead(writer) if writer.batched else None
+        with writer.hold():
+            # another connection committed since the snapshot while nothing queued changes:
+            # updated rows cannot be told apart, so the next run must be full (a batched full
+            # run knew it when it installed the triggers)
+            if ahead is None or writer.plan.mode == "incremental":
+                writer.missed_changes = not writer.plan.tracked and writer.changed_since()
+            written = _write_last(writer, ahead)
+            result = replace(written, transactions=len(writer.holds) + 1)
+            if finish is not None:
+                finish(result)
+    return replace(
+        result,
+        lock_seconds=round(max(writer.holds), 4),
+        lock_seconds_total=round(sum(writer.holds), 4),
+    )
+
+
+@dataclass
+class _Writer:
+    """Phase 5's own state: the run's context and plan, the write generation as the run read
+    it (then as it last wrote it), whether the write goes in batches, whether changes were
+    missed, and how long each write transaction held the lock."""
+
+    ctx: RunContext
+    plan: Plan
+    generation: str | None
+    batched: bool = False
+    missed_changes: bool = False
+    holds: list[float] = field(default_factory=list)
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        """One write transaction, timed into ``holds`` from when it has the lock (after
+        ``BEGIN IMMEDIATE``, which may wait for a crawler) to its commit."""
+        start: float | None = None
+        try:
+            with transaction(self.ctx.conn):
+                start = time.perf_counter()
+                yield
+        finally:
+            if start is not None:
+                self.holds.append(time.perf_counter() - start)
+
+    def changed_since(self) -> bool:
+        """Whether another connection committed since the run's snapshot began."""
+        return data_version(self.ctx.conn) != self.plan.data_version
+
+
+def _prepare(ctx: RunContext) -> _Writer:
+    """Ready what the write writes, in TEMP tables (in the run's read snapshot)."""
+    if ctx.plan is None:
+        raise ValueError("phase 5 needs the run's plan (RunContext.plan)")
     layout = ctx.layout
     run_script(
         ctx.conn,
@@ -123,15 +196,16 @@ def prepare(ctx: RunContext) -> None:
         url=quote(layout.url),
         rowid=quote(layout.rowid),
     )
-    incremental = ctx.plan is not None and ctx.plan.mode == "incremental"
+    incremental = ctx.plan.mode == "incremental"
     if incremental:
         run_script(ctx.conn, "write_prepare_incremental")
-    ctx.batched_write = batched(ctx)
-    if ctx.plan is not None and not incremental and not ctx.batched_write:
+    writer = _Writer(ctx, ctx.plan, meta_value(ctx.conn, GENERATION), _batched(ctx))
+    if not incremental and not writer.batched:
         run_script(ctx.conn, "write_prepare_full")
+    return writer
 
 
-def batched(ctx: RunContext) -> bool:
+def _batched(ctx: RunContext) -> bool:
     """Whether the write is estimated to hold the lock longer than ``write_lock`` seconds.
 
     Estimate: the rows to annotate times the database's bytes per page row (state included,
@@ -160,30 +234,29 @@ def _row_bytes(ctx: RunContext) -> float:
     return size / max(ctx.total_pages, 1)
 
 
-def write_ahead(ctx: RunContext, hold: Hold, changed_since: Callable[[], bool]) -> int:
-    """The batched part of a large write, each batch its own timed transaction (``hold``).
+def _write_ahead(writer: _Writer) -> int:
+    """The batched part of a large write, each batch its own timed transaction.
 
     Marks the stored state as being rewritten and adds the output columns; a full run then
-    installs the triggers (``changed_since()``: whether another connection wrote since the
-    snapshot, which sets ``ctx.missed_changes`` when nothing tracked it) and replaces the
-    state tables; then ``pages`` is annotated in rowid order. Returns the rows written.
-    What is left (an incremental run's state, the queue, the run row) is :func:`run`'s.
+    installs the triggers (noting missed changes when another connection wrote since the
+    snapshot and nothing tracked it) and replaces the state tables; then ``pages`` is
+    annotated in rowid order. Returns the rows written. What is left (an incremental run's
+    state, the queue, the run row) is :func:`_write_last`'s.
     """
-    conn, layout, plan = ctx.conn, ctx.layout, ctx.plan
-    if plan is None:
-        raise ValueError("phase 5 needs the run's plan (RunContext.plan)")
-    spacer = _Spacer(ctx, hold)
+    ctx, plan = writer.ctx, writer.plan
+    conn, layout = ctx.conn, ctx.layout
+    spacer = _Spacer(writer)
     with spacer.transaction():
         migrate(conn)
-        claim(ctx)
+        _claim(writer)
         add_output_columns(conn, layout.table)
         record_annotated(conn, layout.table)
         record_crawler_columns(conn, layout.table, list(ctx.crawler_columns))
         set_meta(conn, MISSED, INTERRUPTED)
     if plan.mode == "full":
         with spacer.transaction():  # the triggers track every change from here: queue the rest
-            _check(ctx)
-            ctx.missed_changes = not plan.tracked and changed_since()
+            _check(writer)
+            writer.missed_changes = not plan.tracked and writer.changed_since()
             install_triggers(conn, layout)
             run_script(conn, "queue_unseen", pages=quote(layout.table), rowid=quote(layout.rowid))
         for copy in STATE + (SEGMENT_STATE if segments.counted(ctx) else ()):
@@ -193,43 +266,39 @@ def write_ahead(ctx: RunContext, hold: Hold, changed_since: Callable[[], bool]) 
                 f"FROM temp.{quote(copy.temp)} WHERE "
             )
             empty = partial(conn.execute, f"DELETE FROM main.{quote(copy.main)}")
-            _batches(ctx, copy.temp, copy.key, spacer, partial(_execute, conn, insert), empty)
+            _batches(writer, copy.temp, copy.key, spacer, partial(_execute, conn, insert), empty)
     else:  # the bulk of the region's state (save_region_incremental.sql), old rows out first
         for main, temp, old, key in _REGION_KEYS:
             cols = ", ".join(key)
             drop = f"DELETE FROM main.{main} WHERE ({cols}) IN (SELECT {cols} FROM temp.{old} "
             drop += "WHERE "
-            _batches(ctx, old, key, spacer, partial(_execute, conn, drop, end=")"))
+            _batches(writer, old, key, spacer, partial(_execute, conn, drop, end=")"))
             add = f"INSERT OR IGNORE INTO main.{main} SELECT * FROM temp.{temp} WHERE "
-            _batches(ctx, temp, key, spacer, partial(_execute, conn, add))
+            _batches(writer, temp, key, spacer, partial(_execute, conn, add))
         for main, temp in _REGION_STATE:  # the pages whose rows differ (run_restate)
             drop = f"DELETE FROM main.{main} WHERE id IN (SELECT id FROM temp.run_restate WHERE "
-            _batches(ctx, "run_restate", ("id",), spacer, partial(_execute, conn, drop, end=")"))
+            _batches(
+                writer, "run_restate", ("id",), spacer, partial(_execute, conn, drop, end=")")
+            )
             add = f"INSERT INTO main.{main} SELECT * FROM temp.{temp} "
             add += "WHERE id IN (SELECT id FROM temp.run_restate) AND "  # batches of those
-            _batches(ctx, "run_restate", ("id",), spacer, partial(_execute, conn, add))
+            _batches(writer, "run_restate", ("id",), spacer, partial(_execute, conn, add))
     before = conn.total_changes
     statement = _write_back_sql(ctx)
-    _batches(ctx, "run_write", ("id",), spacer, lambda _, params: conn.execute(statement, params))
+    _batches(
+        writer, "run_write", ("id",), spacer, lambda _, params: conn.execute(statement, params)
+    )
     return conn.total_changes - before
 
 
-def run(ctx: RunContext, *, ahead: int | None = None) -> WriteBackResult:
-    """Annotate ``pages`` and save the run's state (call inside the write transaction).
-
-    A full run replaces all state and (re)installs the change-tracking triggers; an
-    incremental run replaces the state of its region only. Either consumes the queued
-    changes it read (``seq <= plan.max_seq``); changes queued since stay for the next run.
-    ``ctx.missed_changes``: the table changed during a run that had no triggers yet (rows
-    updated meanwhile are unknown), so the next run is told to be full. Needs
-    :func:`prepare` first; ``ahead``: the rows :func:`write_ahead` annotated (it also wrote
-    a full run's state), None when it did not run.
-    """
-    conn, layout, plan = ctx.conn, ctx.layout, ctx.plan
-    if plan is None:
-        raise ValueError("phase 5 needs the run's plan (RunContext.plan)")
+def _write_last(writer: _Writer, ahead: int | None) -> WriteBackResult:
+    """The last write transaction's part (inside it): everything when the write is not
+    batched (``ahead`` None), else what :func:`_write_ahead`, which annotated ``ahead`` rows
+    and wrote a full run's state, left: an incremental run's state, the queue, the marks."""
+    ctx, plan = writer.ctx, writer.plan
+    conn, layout = ctx.conn, ctx.layout
     migrate(conn)
-    claim(ctx)
+    _claim(writer)
     written = ahead or 0
     if ahead is None:
         add_output_columns(conn, layout.table)
@@ -251,7 +320,7 @@ def run(ctx: RunContext, *, ahead: int | None = None) -> WriteBackResult:
     if ahead is None or plan.mode == "incremental":  # (a batched full run: write_ahead)
         segments.save(ctx)
     conn.execute("DELETE FROM _webdedup_changes WHERE seq <= ?", (plan.max_seq,))
-    if ctx.missed_changes:  # see Plan.tracked: the next run must be full
+    if writer.missed_changes:  # see Plan.tracked: the next run must be full
         set_meta(
             conn,
             MISSED,
@@ -263,16 +332,16 @@ def run(ctx: RunContext, *, ahead: int | None = None) -> WriteBackResult:
     return WriteBackResult(written=written)
 
 
-def claim(ctx: RunContext) -> None:
+def _claim(writer: _Writer) -> None:
     """Check that no other run wrote since this one read (or wrote last), and say this one
     writes now (inside a write transaction)."""
-    _check(ctx)
-    ctx.generation = str(int(ctx.generation or 0) + 1)
-    set_meta(ctx.conn, GENERATION, ctx.generation)
+    _check(writer)
+    writer.generation = str(int(writer.generation or 0) + 1)
+    set_meta(writer.ctx.conn, GENERATION, writer.generation)
 
 
-def _check(ctx: RunContext) -> None:
-    if meta_value(ctx.conn, GENERATION) != ctx.generation:
+def _check(writer: _Writer) -> None:
+    if meta_value(writer.ctx.conn, GENERATION) != writer.generation:
         raise ConcurrentRun(
             "another webdedup run wrote to this database while this one was running; "
             "this run stopped without finishing its write (the next run makes up for it): "
@@ -323,7 +392,7 @@ def _copy_whole(conn: sqlite3.Connection, copy: StateCopy) -> None:
 
 
 def _batches(
-    ctx: RunContext,
+    writer: _Writer,
     temp: str,
     key: Sequence[str],
     spacer: _Spacer,
@@ -340,6 +409,7 @@ def _batches(
     for a slower one), growing at most threefold from one batch to the next (eightfold while
     batches take under a twentieth of that).
     """
+    ctx = writer.ctx
     conn, target = ctx.conn, float(ctx.config.write_lock)
     cols = ", ".join(quote(c) for c in key)
     marks = ", ".join(f":{n}" for n in _names("a", key))
@@ -348,7 +418,7 @@ def _batches(
     if conn.execute(f"SELECT 1 FROM {source} LIMIT 1").fetchone() is None:
         if first is not None:
             with spacer.transaction():
-                _check(ctx)
+                _check(writer)
                 first()
         return
     after: tuple[object, ...] | None = None
@@ -369,7 +439,7 @@ def _batches(
         if ctx.on_phase is not None:  # between two transactions (the tests kill here)
             ctx.on_phase("write_batch")
         with spacer.transaction() as took:
-            _check(ctx)
+            _check(writer)
             if first is not None and after is None:
                 first()
             write(f"{lower} AND {upper} ORDER BY {cols}", params)
@@ -391,18 +461,18 @@ class _Spacer:
     shorter) since the last pause. A crawler thus waits about that long at most, however
     many short transactions follow one another, and short ones do not pause each."""
 
-    def __init__(self, ctx: RunContext, hold: Hold) -> None:
-        self.ctx, self.hold, self.held = ctx, hold, 0.0
+    def __init__(self, writer: _Writer) -> None:
+        self.writer, self.held = writer, 0.0
 
     @contextmanager
     def transaction(self) -> Iterator[_Took]:
         took = _Took()
-        with self.hold():
+        with self.writer.hold():
             start = time.perf_counter()  # holding the lock from here (BEGIN may have waited)
             yield took
         took.seconds = time.perf_counter() - start
         self.held += took.seconds
-        limit = min(HELD_BEFORE_PAUSE, float(self.ctx.config.write_lock))
+        limit = min(HELD_BEFORE_PAUSE, float(self.writer.ctx.config.write_lock))
         if self.held >= limit:
             time.sleep(min(PAUSE, limit))
             self.held = 0.0

@@ -19,14 +19,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Protocol
 
-from ..algorithms.sketch import NearSpec
 from ..config import Columns, Config
 from ..errors import ConfigError, InputError, WebdedupError
 from ..incremental import plan as planning
@@ -40,15 +38,14 @@ from ..store import (
     run_script,
     sql,
     table_exists,
-    transaction,
     translate,
     use_wal,
 )
+from ..store.connection import data_version
 from ..store.counts import Counts
 from ..store.counts import count as count_pages
-from ..store.layout import Layout
-from ..store.schema import crawler_columns, foreign_output_columns
-from ..store.state import meta_value, set_meta, stored_columns
+from ..store.layout import CrawlerTable, Layout
+from ..store.state import set_meta
 from ..store.verdicts import cannot_links, pin_ranks, read_verdicts
 from ..version import __version__
 from ..words import plural
@@ -61,7 +58,7 @@ from . import (
     phase5_write_back,
     segments,
 )
-from .context import NearResult, PhaseHook, RunContext
+from .context import NearResult, PhaseHook, RunContext, WriteBackResult
 from .prune import keep_winners
 from .prune import prune as phase_prune
 
@@ -152,10 +149,12 @@ def run_on_db(
     conn.text_factory = decode_text  # an adopted connection gets its own factory back below
     try:
         check_schema(conn)
-        config = _remembered_columns(conn, config, on_message)
-        layout = Layout.resolve(conn, config.columns, where)
-        crawlers = crawler_columns(conn, layout.table)
-        foreign = [c for c in foreign_output_columns(conn, layout.table) if c not in crawlers]
+        found = CrawlerTable.resolve(conn, config.columns, where, remember=True)
+        if found.remembered:
+            config = replace(config, columns=found.columns)
+            if on_message is not None:
+                on_message(f"using the table and columns of the last run ({_mapped(found)})")
+        layout, foreign = found.layout, found.foreign
         if foreign:
             raise InputError(
                 f"table {layout.table!r} already has column(s) {', '.join(foreign)}, which "
@@ -164,7 +163,7 @@ def run_on_db(
                 f" RENAME COLUMN {quote(foreign[0])} TO ...), or drop them if an earlier "
                 "webdedup run whose state was removed wrote them."
             )
-        spec = NearSpec.from_config(config)  # built once, used by every phase
+        spec = config.near_spec()  # built once, used by every phase
         if loaded is not None:
             if config.strip_segments:  # 'webdedup daft' neither counts nor strips segments
                 raise ConfigError(
@@ -177,63 +176,51 @@ def run_on_db(
             # no checkpoint inside the commit: the run checkpoints after it (see below)
             conn.execute("PRAGMA wal_autocheckpoint = 0")
         ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase,
-                         crawler_columns=tuple(crawlers))
+                         crawler_columns=found.crawler_columns)
         if loaded is None:
             snap = _run_phases(ctx, full, on_message)
         else:
             snap = _loaded_phases(ctx, loaded, on_message)
         plan, near = snap.plan, snap.near
-        pruned = 0
-        holds: list[float] = []  # how long each write transaction held the lock
-        with ctx.phase("write_back"):
-            ahead = None
 
-            def changed_since() -> bool:  # another connection committed since the snapshot
-                return _data_version(conn) != snap.version
+        done: list[RunResult] = []
 
-            if ctx.batched_write:  # a large write: batches of about config.write_lock seconds
-                ahead = phase5_write_back.write_ahead(
-                    ctx, lambda: _write(conn, holds), changed_since
-                )
-            with _write(conn, holds):
-                # another connection committed since the snapshot while nothing queued
-                # changes: updated rows cannot be told apart, so the next run must be full
-                # (a batched full run knew it when it installed the triggers)
-                if ahead is None or plan.mode == "incremental":
-                    ctx.missed_changes = not plan.tracked and changed_since()
-                written = phase5_write_back.run(ctx, ahead=ahead)
-                ctx.record("write_back", replace(written, transactions=len(holds) + 1))
-                counts = count_pages(conn, layout.table)  # what was found, before pruning
-                if winners_only:
-                    pruned, _ = keep_winners(conn, layout)
-                elif prune:
-                    pruned = phase_prune(conn, layout.table)
-                result = RunResult(
-                    run_id=0,
-                    mode=plan.mode,
-                    method=config.method,
-                    pages=ctx.total_pages,
-                    processed=snap.processed,
-                    ignored=counts.ignored,
-                    url_duplicates=counts.url_duplicates,
-                    exact_duplicates=counts.exact_duplicates,
-                    near_duplicates=counts.near_duplicates,
-                    groups=counts.groups,
-                    renumbered=snap.renumbered,
-                    pruned=pruned,
-                    candidates=near.candidates,
-                    edges=near.edges,
-                    wall_seconds=round(time.perf_counter() - t0, 4),
-                    timings=dict(ctx.timings),
-                    counts=counts.as_dict(),
-                )
-                result.run_id = _record_run(conn, config, started, result)
-                if on_phase is not None:
-                    on_phase("commit")
-        # the longest any write transaction held the lock (from BEGIN IMMEDIATE's success to
-        # COMMIT): how long a crawler may have had to wait; and all of them together
-        ctx.timings["write_lock"] = round(max(holds), 4)
-        ctx.timings["write_lock_total"] = round(sum(holds), 4)
+        def finish(written: WriteBackResult) -> None:  # inside phase 5's last transaction
+            ctx.record("write_back", written)
+            counts = count_pages(conn, layout.table)  # what was found, before pruning
+            pruned = 0
+            if winners_only:
+                pruned, _ = keep_winners(conn, layout)
+            elif prune:
+                pruned = phase_prune(conn, layout.table)
+            row = RunResult(
+                run_id=0,
+                mode=plan.mode,
+                method=config.method,
+                pages=ctx.total_pages,
+                processed=snap.processed,
+                ignored=counts.ignored,
+                url_duplicates=counts.url_duplicates,
+                exact_duplicates=counts.exact_duplicates,
+                near_duplicates=counts.near_duplicates,
+                groups=counts.groups,
+                renumbered=snap.renumbered,
+                pruned=pruned,
+                candidates=near.candidates,
+                edges=near.edges,
+                wall_seconds=round(time.perf_counter() - t0, 4),
+                timings=dict(ctx.timings),
+                counts=counts.as_dict(),
+            )
+            row.run_id = _record_run(conn, config, started, row)
+            done.append(row)
+            if on_phase is not None:
+                on_phase("commit")
+
+        written = phase5_write_back.run(ctx, finish)  # ends the read snapshot
+        (result,) = done
+        ctx.timings["write_lock"] = written.lock_seconds
+        ctx.timings["write_lock_total"] = written.lock_seconds_total
         if own:  # copy the WAL back into the file now, without blocking a crawler
             with ctx.phase("checkpoint"):
                 conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
@@ -258,12 +245,11 @@ def run_on_db(
 
 @dataclass(frozen=True)
 class _Snapshot:
-    """What phases 1-4 leave for the write: the plan, phase 4's result, the data version
-    read before the snapshot, the pages assigned, and the rowids found renumbered."""
+    """What phases 1-4 leave for the write, in the read snapshot they leave open: the plan,
+    phase 4's result, the pages assigned, and the rowids found renumbered."""
 
     plan: planning.Plan
     near: NearResult
-    version: int
     processed: int
     renumbered: int
 
@@ -290,12 +276,10 @@ def _run_phases(
     """Phases 1-4 and the assignment, inside one read snapshot; only TEMP tables written."""
     conn, config, layout = ctx.conn, ctx.config, ctx.layout
     try:
-        version = _data_version(conn)
-        conn.execute("BEGIN")  # one read snapshot for phases 1-4
-        plan = planning.plan_run(conn, config, layout, full)
+        version = data_version(conn)
+        conn.execute("BEGIN")  # one read snapshot for phases 1-5's reading
+        plan = replace(planning.plan_run(conn, config, layout, full), data_version=version)
         ctx.plan = plan
-        ctx.generation = meta_value(conn, phase5_write_back.GENERATION)
-        ctx.incremental = plan.mode == "incremental"
         _load_verdicts(ctx)
         if on_message is not None:
             on_message(f"{plan.mode} run: {plan.reason}")
@@ -338,10 +322,7 @@ def _run_phases(
         with ctx.phase("assign"):
             run_script(conn, "assign")
         (processed,) = conn.execute("SELECT count(*) FROM temp.run_assign").fetchone()
-        with ctx.phase("write_prepare"):  # what phase 5 writes, ready before it takes the lock
-            phase5_write_back.prepare(ctx)
-        conn.execute("COMMIT")
-        return _Snapshot(plan, near, version, int(processed), renumbered)
+        return _Snapshot(plan, near, int(processed), renumbered)  # the snapshot stays open
     except sqlite3.Error as exc:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
@@ -379,12 +360,12 @@ def _loaded_phases(
     """Phases 1-4 from results computed elsewhere, then the assignment, as a full run."""
     conn = ctx.conn
     try:
-        version = _data_version(conn)
+        version = data_version(conn)
         conn.execute("BEGIN")
         plan = planning.plan_run(conn, ctx.config, ctx.layout, True)
-        plan = replace(plan, reason="results computed by 'webdedup daft' (--assignments)")
+        reason = "results computed by 'webdedup daft' (--assignments)"
+        plan = replace(plan, reason=reason, data_version=version)
         ctx.plan = plan
-        ctx.generation = meta_value(conn, phase5_write_back.GENERATION)
         if on_message is not None:
             on_message(f"{plan.mode} run: {plan.reason}")
         ctx.total_pages = _count(conn, f"SELECT count(*) FROM {quote(ctx.layout.table)}")
@@ -394,10 +375,7 @@ def _loaded_phases(
         with ctx.phase("assign"):
             run_script(conn, "assign")
         (processed,) = conn.execute("SELECT count(*) FROM temp.run_assign").fetchone()
-        with ctx.phase("write_prepare"):
-            phase5_write_back.prepare(ctx)
-        conn.execute("COMMIT")
-        return _Snapshot(plan, near, version, int(processed), 0)
+        return _Snapshot(plan, near, int(processed), 0)  # the snapshot stays open
     except BaseException as exc:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
@@ -406,53 +384,15 @@ def _loaded_phases(
         raise
 
 
-def _remembered_columns(
-    conn: sqlite3.Connection, config: Config, on_message: Callable[[str], None] | None
-) -> Config:
-    """The table and column mapping of the last run, when this run names none of its own.
-
-    A crawler whose pages live in ``documents.body`` maps them once; later plain runs
-    (``webdedup db crawl.sqlite``) reuse that mapping, as ``export`` and ``explain`` do.
-    """
-    if config.columns != Columns():
-        return config
-    stored = stored_columns(conn)
-    if not stored:
-        return config
-    try:
-        columns = Columns.from_mapping(stored)
-    except WebdedupError:  # an unusable record: the defaults, as before it existed
-        return config
-    if columns == config.columns:
-        return config
-    if on_message is not None:
-        defaults = Columns()
-        mapped = ", ".join(
-            f"{f.name}={getattr(columns, f.name)}"
-            for f in fields(columns)
-            if getattr(columns, f.name) != getattr(defaults, f.name)
-        )
-        on_message(f"using the table and columns of the last run ({mapped})")
-    return replace(config, columns=columns)
-
-
-@contextmanager
-def _write(conn: sqlite3.Connection, holds: list[float]) -> Iterator[None]:
-    """One write transaction, timed into ``holds`` from when it has the lock (after ``BEGIN
-    IMMEDIATE``, which may wait for a crawler) to its commit: how long a crawler may wait."""
-    start: float | None = None
-    try:
-        with transaction(conn):
-            start = time.perf_counter()
-            yield
-    finally:
-        if start is not None:
-            holds.append(time.perf_counter() - start)
-
-
-def _data_version(conn: sqlite3.Connection) -> int:
-    """Changes when another connection commits to the database (SQLite's data_version)."""
-    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+def _mapped(found: CrawlerTable) -> str:
+    """The names of the last run's mapping that differ from the defaults (for the message
+    that says a run reuses them)."""
+    defaults = Columns()
+    return ", ".join(
+        f"{f.name}={getattr(found.columns, f.name)}"
+        for f in fields(found.columns)
+        if getattr(found.columns, f.name) != getattr(defaults, f.name)
+    )
 
 
 def _renumbered(conn: sqlite3.Connection) -> int:

@@ -299,6 +299,11 @@ def translate(exc: sqlite3.Error, where: str = "the database") -> WebdedupError:
     return WebdedupError(f"SQLite error on {where}: {msg}")
 
 
+def data_version(conn: sqlite3.Connection) -> int:
+    """Changes when another connection commits to the database (SQLite's data_version)."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+
 @contextmanager
 def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator[None]:
     """``BEGIN [IMMEDIATE] ... COMMIT``, rolled back on any exception.

@@ -18,10 +18,15 @@ import sqlite3
 
 from ..config import PARSED_COLUMNS, Columns
 from .connection import transaction
-from .layout import Layout
+from .layout import (
+    Layout,
+    annotated_tables,
+    crawler_columns,
+    record_annotated,
+    record_crawler_columns,
+)
 from .migrations import migrate
 from .pages import iter_pages, page_digest
-from .schema import annotated_tables, crawler_columns, record_annotated, record_crawler_columns
 from .sqlfiles import quote, sql
 from .tables import add_column, table_columns
 

@@ -1,10 +1,16 @@
-"""Where the pages are: the crawler's table and the real names of its columns.
+"""Where the pages are: the crawler's table, the real names of its columns, and which of
+webdedup's output columns on it are whose.
 
-:meth:`Layout.resolve` is the one place that maps webdedup's logical input columns (``url``,
-``content``, ``html``, ``title``, ``datetime`` — else ``date`` —, ``crawled``, ``category``)
-onto a table's real columns. ``db``, ``export``, ``explain``, ``ingest`` and
-``run_on_list`` (through ``run_on_db``) use it; a page dict of ``run_on_list`` has keys, not
-columns, so there ``datetime``, else ``date``, is decided page by page.
+:meth:`CrawlerTable.resolve` is the one place that resolves the crawler's table, in one pass
+over SQLite's catalogue (:class:`Catalogue`: the schema's tables and indexes, webdedup's
+``_webdedup_meta`` values) and one ``PRAGMA table_info`` of the table: the table and column
+mapping (the last run's when a run names none), webdedup's logical input columns (``url``,
+``content``, ``html``, ``title``, ``datetime`` — else ``date`` —, ``crawled``,
+``category``) mapped onto the table's real columns (:class:`Layout`), and the output columns
+the table already has that are the crawler's own. ``db``, ``export``, ``explain``,
+``ingest`` and ``run_on_list`` (through ``run_on_db``) use it; a page dict of
+``run_on_list`` has keys, not columns, so there ``datetime``, else ``date``, is decided page
+by page.
 
 Example::
 
@@ -18,13 +24,19 @@ Example::
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..config import Columns
-from ..errors import InputError, MissingColumn, NoPagesTable
+from ..errors import InputError, MissingColumn, NoPagesTable, WebdedupError
+from .schema import CRAWLER_MAY_OWN, OUTPUT_COLUMNS
 from .sqlfiles import quote, sql
-from .tables import is_without_rowid, table_columns, table_exists
+from .state import META, config_columns, parse_config, set_meta
+from .tables import table_columns
 
 #: The logical input columns, in the order a page is read.
 LOGICAL = ("url", "content", "html", "title", "datetime", "crawled", "category", "lang")
@@ -58,19 +70,22 @@ class Layout:
         *,
         need_text: bool = True,
     ) -> Layout:
-        """Find ``columns.table`` and its input columns; raise with advice when unusable."""
+        """Find ``columns.table`` and its input columns; raise with advice when unusable
+        (:meth:`CrawlerTable.resolve`'s layout)."""
+        return CrawlerTable.resolve(conn, columns, where, need_text=need_text).layout
+
+    @classmethod
+    def of(
+        cls,
+        columns: Columns,
+        have: Sequence[str],
+        where: str = "the database",
+        *,
+        need_text: bool = True,
+    ) -> Layout:
+        """The layout of a table whose columns are ``have`` (in order); raise with advice
+        when the URL or every text column is missing."""
         table = columns.table
-        if not table_exists(conn, table):
-            tables = [r[0] for r in conn.execute(sql("list_tables"))]
-            found = ", ".join(tables) if tables else "none"
-            raise NoPagesTable(
-                f"{where} has no table {table!r} (tables found: {found}); "
-                "name the crawler's table with --table"
-            )
-        refuse_own_table(table)
-        if is_without_rowid(conn, table):
-            raise InputError(f"table {table!r} is WITHOUT ROWID; webdedup needs a rowid table")
-        have = table_columns(conn, table)
         names = set(have)
 
         def real(name: str) -> str | None:
@@ -159,3 +174,150 @@ def _rowid_alias(table: str, names: set[str]) -> str:
         f"table {table!r} has columns named rowid, _rowid_ and oid, which hide SQLite's row "
         "ids; rename one of them"
     )
+
+
+# -- the catalogue ------------------------------------------------------------------------------
+_CRAWLER_COLUMNS = "crawler_columns"
+_ANNOTATED = "annotated_tables"
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """What SQLite's catalogue says of a database, read in one pass: each table's
+    ``CREATE`` statement, the indexes' names, and webdedup's ``_webdedup_meta`` values."""
+
+    tables: dict[str, str | None]
+    indexes: frozenset[str]
+    meta: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, conn: sqlite3.Connection) -> Catalogue:
+        tables: dict[str, str | None] = {}
+        indexes: set[str] = set()
+        for kind, name, create in conn.execute(sql("catalogue")):
+            if kind == "index":
+                indexes.add(name)
+            else:
+                tables[name] = create
+        meta: dict[str, str] = {}
+        if META in tables:
+            rows = conn.execute(f"SELECT key, value FROM {META}")
+            meta = {str(k): str(v) for k, v in rows if v is not None}
+        return cls(tables, frozenset(indexes), meta)
+
+    def stored_columns(self, where: str = "the database") -> dict[str, str]:
+        """The ``[columns]`` mapping (with ``table``) of the last run's configuration."""
+        return config_columns(parse_config(self.meta.get("config"), where))
+
+    def annotated_tables(self) -> list[str]:
+        """The tables webdedup has written its output columns into."""
+        recorded = self.meta.get(_ANNOTATED)
+        if recorded:
+            return list(json.loads(recorded))
+        table = self.stored_columns().get("table")  # written before the record existed
+        return [table] if table else []
+
+    def foreign_output_columns(self, table: str, have: Sequence[str]) -> list[str]:
+        """Output column names that ``table`` (whose columns are ``have``) already has and
+        webdedup did not create.
+
+        Webdedup's own are recognised by the tables it recorded as annotated (or, for a
+        database annotated before that record, by the last run's table), or by its index on
+        them. Writing into a crawler's own ``content_hash`` would destroy the crawler's data.
+        """
+        present = [c for c in OUTPUT_COLUMNS if c in set(have)]
+        if not present or table in self.annotated_tables():
+            return []
+        return [] if f"_webdedup_{table}_kind_group" in self.indexes else present
+
+    def crawler_columns(self, table: str, have: Sequence[str]) -> list[str]:
+        """The output columns of ``table`` that are the crawler's, not webdedup's: those
+        recorded at an earlier run, else those found now (:meth:`foreign_output_columns`)
+        that a crawler may own. Webdedup never writes into them."""
+        recorded = self.meta.get(_CRAWLER_COLUMNS)
+        if recorded:
+            mine = json.loads(recorded).get(table)
+            if mine is not None:
+                return [c for c in mine if c in set(have)]
+        return [c for c in self.foreign_output_columns(table, have) if c in CRAWLER_MAY_OWN]
+
+
+@dataclass(frozen=True)
+class CrawlerTable:
+    """The crawler's table as a run finds it (:meth:`resolve`)."""
+
+    layout: Layout
+    #: the table and column mapping used: the one asked for, or the last run's (``remembered``)
+    columns: Columns
+    remembered: bool
+    #: output columns the table already has as the crawler's own (webdedup leaves them)
+    crawler_columns: tuple[str, ...] = ()
+    #: output columns the table already has that are neither webdedup's nor the crawler's
+    foreign: tuple[str, ...] = ()
+
+    @classmethod
+    def resolve(
+        cls,
+        conn: sqlite3.Connection,
+        columns: Columns,
+        where: str = "the database",
+        *,
+        need_text: bool = True,
+        remember: bool = False,
+    ) -> CrawlerTable:
+        """Resolve the crawler's table in one pass over the catalogue; raise with advice when
+        it is missing, is webdedup's or SQLite's own, has no rowid, or lacks its URL or text.
+
+        ``remember``: when ``columns`` names no table or column of its own, use the last
+        run's mapping (a crawler whose pages live in ``documents.body`` maps them once).
+        """
+        catalogue = Catalogue.read(conn)
+        remembered = False
+        if remember and columns == Columns():
+            stored = catalogue.stored_columns(where)
+            try:
+                last = Columns.from_mapping(stored) if stored else columns
+            except WebdedupError:  # an unusable record: the defaults, as before it existed
+                last = columns
+            remembered, columns = last != columns, last
+        table = columns.table
+        if table not in catalogue.tables:
+            tables = [r[0] for r in conn.execute(sql("list_tables"))]
+            found = ", ".join(tables) if tables else "none"
+            raise NoPagesTable(
+                f"{where} has no table {table!r} (tables found: {found}); "
+                "name the crawler's table with --table"
+            )
+        refuse_own_table(table)
+        if re.search(r"without\s+rowid", catalogue.tables[table] or "", re.I):
+            raise InputError(f"table {table!r} is WITHOUT ROWID; webdedup needs a rowid table")
+        have = table_columns(conn, table)
+        layout = Layout.of(columns, have, where, need_text=need_text)
+        crawlers = catalogue.crawler_columns(table, have)
+        foreign = [c for c in catalogue.foreign_output_columns(table, have) if c not in crawlers]
+        return cls(layout, columns, remembered, tuple(crawlers), tuple(foreign))
+
+
+def annotated_tables(conn: sqlite3.Connection) -> list[str]:
+    """The tables webdedup has written its output columns into."""
+    return Catalogue.read(conn).annotated_tables()
+
+
+def record_annotated(conn: sqlite3.Connection, table: str) -> None:
+    """Remember that ``table`` carries webdedup's output columns (inside the write)."""
+    set_meta(conn, _ANNOTATED, json.dumps(sorted(set(annotated_tables(conn)) | {table})))
+
+
+def crawler_columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    """The output columns of ``table`` that are the crawler's
+    (:meth:`Catalogue.crawler_columns`)."""
+    return Catalogue.read(conn).crawler_columns(table, table_columns(conn, table))
+
+
+def record_crawler_columns(conn: sqlite3.Connection, table: str, columns: list[str]) -> None:
+    """Remember which output columns of ``table`` are the crawler's (inside the write)."""
+    recorded: dict[str, Any] = json.loads(Catalogue.read(conn).meta.get(_CRAWLER_COLUMNS, "{}"))
+    if recorded.get(table) == list(columns) or (not columns and table not in recorded):
+        return
+    recorded[table] = list(columns)
+    set_meta(conn, _CRAWLER_COLUMNS, json.dumps(recorded, sort_keys=True))

@@ -32,7 +32,16 @@ def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
 
 def stored_config(conn: sqlite3.Connection, where: str = "the database") -> dict[str, Any]:
     """The configuration the last run stored, as a dict (empty when there is none)."""
-    raw = meta_value(conn, "config")
+    return parse_config(meta_value(conn, "config"), where)
+
+
+def stored_columns(conn: sqlite3.Connection, where: str = "the database") -> dict[str, str]:
+    """The ``[columns]`` mapping (with ``table``) of the last run's configuration."""
+    return config_columns(stored_config(conn, where))
+
+
+def parse_config(raw: str | None, where: str = "the database") -> dict[str, Any]:
+    """A stored configuration (the ``config`` value of ``_webdedup_meta``) as a dict."""
     if not raw:
         return {}
     try:
@@ -42,7 +51,7 @@ def stored_config(conn: sqlite3.Connection, where: str = "the database") -> dict
     return config if isinstance(config, dict) else {}
 
 
-def stored_columns(conn: sqlite3.Connection, where: str = "the database") -> dict[str, str]:
-    """The ``[columns]`` mapping (with ``table``) of the last run's configuration."""
-    columns = stored_config(conn, where).get("columns") or {}
+def config_columns(config: dict[str, Any]) -> dict[str, str]:
+    """The ``[columns]`` mapping (with ``table``) of a stored configuration."""
+    columns = config.get("columns") or {}
     return {str(k): str(v) for k, v in columns.items() if isinstance(v, str)}

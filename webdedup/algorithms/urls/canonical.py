@@ -1,7 +1,10 @@
-"""URL canonicalization and ``urls_to_ignore`` rules.
+"""URL canonicalization: the canonical key of a page's URL.
 
-Everything in this module is a pure function of its arguments: no I/O, no network,
-no caches, no module-level mutable state.  Only the standard library is used.
+Everything in this module is a pure function of its arguments: no I/O, no network.  Two
+functions memoize their answers in module-level caches that never change a result: the
+pattern of characters to re-encode per safe set (:func:`_changes`, a handful) and the last
+4,096 hosts normalized (:func:`normalize_host`: a crawl has far fewer hosts than pages).
+Only the standard library is used.
 
 The canonical key of a page is built by :func:`canonicalize_url`.  Its rules, in order:
 
@@ -34,28 +37,16 @@ Example:
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import hashlib
 import ipaddress
 import re
 import string
 import unicodedata
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
-__all__ = [
-    "IGNORE_MATCHES",
-    "SESSION_PARAMS",
-    "TRACKING_PARAMS",
-    "TRACKING_PARAM_PREFIXES",
-    "IgnoreRules",
-    "canonicalize_url",
-    "is_https",
-    "unwrap_archive_url",
-    "url_host",
-]
+from .parts import SCHEMES, clean
+from .wayback import MAX_UNWRAP, unwrap_archive_url, unwrap_once
 
 #: Query parameter names (compared lower-cased, after percent-decoding) that only carry
 #: click/campaign/e-mail tracking data and never select content.  The list is
@@ -131,7 +122,6 @@ TRACKING_PARAMS: frozenset[str] = frozenset(
 #: Google Analytics ``utm_*``, Matomo ``mtm_*`` and HubSpot Ads ``hsa_*``.
 TRACKING_PARAM_PREFIXES: tuple[str, ...] = ("utm_", "mtm_", "hsa_")
 
-_SCHEMES = ("http", "https")
 _DEFAULT_PORTS = (80, 443)
 _HEX_DIGITS = frozenset(string.hexdigits)
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
@@ -148,31 +138,10 @@ _MAX_LABEL_LENGTH = 63
 _DNS_LABEL = f"[{re.escape(''.join(sorted(_HOST_LABEL_CHARS)))}]{{1,{_MAX_LABEL_LENGTH}}}"
 _DNS_HOST = re.compile(rf"{_DNS_LABEL}(?:\.{_DNS_LABEL})*")
 _MAX_PORT = 65535
-_REMOVED_CHARS = str.maketrans("", "", "\t\n\r")
 _IDN_DOTS = str.maketrans("\u3002\uff0e\uff61", "...")
-
-_WAYBACK_HOSTS = frozenset({"web.archive.org", "www.web.archive.org", "wayback.archive.org"})
-_MAX_UNWRAP = 8
-_MAX_TIMESTAMP_DIGITS = 14
-_GLOB_CHARS = frozenset("*?[")
-#: How ``urls_to_ignore`` patterns match a URL: webdedup's path-segment rules, or as
-#: substrings of the URL (the ``Deduplicator`` webdedup follows; :class:`IgnoreRules`).
-IGNORE_MATCHES = ("segments", "substring")
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _clean(url: str) -> str:
-    """Strip surrounding whitespace and drop tabs/line breaks (as browsers do).
-
-    >>> _clean("  http://a.com/x\\ny ")
-    'http://a.com/xy'
-    """
-    url = url.strip()
-    if "\t" in url or "\n" in url or "\r" in url:  # str.translate is per character: rare
-        url = url.translate(_REMOVED_CHARS)
-    return url
 
 
 @functools.cache
@@ -364,12 +333,12 @@ def _idn_to_ascii(host: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=4096)  # a crawl has far fewer hosts than pages
-def _normalize_host(host: str) -> str | None:
+def normalize_host(host: str) -> str | None:
     """Canonical form of a host (no port, no userinfo), or ``None`` when invalid.
 
-    >>> _normalize_host("WWW.B\\u00fccher.Example.")
+    >>> normalize_host("WWW.B\\u00fccher.Example.")
     'xn--bcher-kva.example'
-    >>> _normalize_host("[2001:DB8::0:1]")
+    >>> normalize_host("[2001:DB8::0:1]")
     '[2001:db8::1]'
     """
     if host.startswith("["):
@@ -459,17 +428,17 @@ def _canonicalize_once(url: str) -> str | None:
         url.encode("utf-8")
     except UnicodeEncodeError:
         return None  # lone surrogates cannot be percent-encoded as UTF-8
-    text = _clean(url)
+    text = clean(url)
     try:
         parts = urlsplit(text)
     except ValueError:
         return None
-    if parts.scheme not in _SCHEMES or not parts.netloc:
+    if parts.scheme not in SCHEMES or not parts.netloc:
         return None
     authority = _split_authority(parts.netloc)
     if authority is None:
         return None
-    host = _normalize_host(authority[0])
+    host = normalize_host(authority[0])
     port = _normalize_port(authority[1])
     if host is None or port is None:
         return None
@@ -507,119 +476,6 @@ def _drop_query(canonical: str) -> str:
     return base.partition("?")[0] + hash_sign + fragment
 
 
-# ----------------------------------------------------------------------------- wayback
-
-
-def _is_wayback_timestamp(segment: str) -> bool:
-    """Whether a path segment is a capture timestamp, e.g. ``20200101000000`` or ``2020id_``.
-
-    Only digits (optionally with a playback modifier such as ``id_``, ``im_``) name a
-    capture; ``*`` and ``2020*`` are listing (calendar/search) pages, not captures, and keep
-    their own URL.
-
-    >>> [_is_wayback_timestamp(s) for s in ("2020", "2020id_", "2020*", "*", "x", "id_")]
-    [True, True, False, False, False, False]
-    """
-    digits = len(segment) - len(segment.lstrip(string.digits))
-    if not 1 <= digits <= _MAX_TIMESTAMP_DIGITS:
-        return False
-    modifier = segment[digits:]
-    if not modifier:
-        return True
-    letters = modifier[:-1]
-    return (
-        modifier.endswith("_")
-        and 1 <= len(letters) <= 3
-        and all(ch in string.ascii_lowercase for ch in letters)
-    )
-
-
-def _looks_like_scheme(text: str) -> bool:
-    """Whether ``text`` starts with ``scheme:`` (and not with ``host:port``).
-
-    >>> _looks_like_scheme("mailto:a@b.c"), _looks_like_scheme("example.com:8080/x")
-    (True, False)
-    """
-    scheme, sep, rest = text.partition(":")
-    if not sep or not scheme or scheme[0] not in string.ascii_letters:
-        return False
-    if not all(ch in string.ascii_letters + string.digits + "+.-" for ch in scheme):
-        return False
-    if not rest:
-        return False  # "example.com:" is a host with an empty port
-    port = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
-    return not (port.isascii() and port.isdigit())
-
-
-def _fix_inner_url(inner: str) -> str:
-    """Turn the captured part of a Wayback URL into an absolute URL.
-
-    >>> _fix_inner_url("http:/example.com/a"), _fix_inner_url("example.com/a")
-    ('http://example.com/a', 'http://example.com/a')
-    """
-    lowered = inner.lower()
-    if lowered.startswith(("http%3a", "https%3a")):
-        inner = unquote(inner)
-        lowered = inner.lower()
-    for scheme in _SCHEMES:
-        if lowered.startswith(scheme + ":"):
-            return scheme + "://" + inner[len(scheme) + 1 :].lstrip("/")
-    if inner.startswith("//"):
-        return "http:" + inner
-    if _looks_like_scheme(inner):
-        return inner
-    return "http://" + inner
-
-
-def _unwrap_once(url: str) -> str | None:
-    """The captured URL of a Wayback URL, or ``None`` when ``url`` is not one.
-
-    >>> _unwrap_once("https://web.archive.org/web/2020id_/example.com/?a=1")
-    'http://example.com/?a=1'
-    """
-    text = _clean(url)
-    scheme, sep, rest = text.partition("://")
-    if not sep or scheme.lower() not in _SCHEMES:
-        return None
-    authority, slash, path = rest.partition("/")
-    if not slash:
-        return None
-    host = authority.rpartition("@")[2].partition(":")[0].lower()
-    if host.endswith("."):
-        host = host[:-1]
-    if host not in _WAYBACK_HOSTS:
-        return None
-    first, slash, remainder = path.partition("/")
-    if first != "web" or not slash:
-        return None
-    timestamp, slash, inner = remainder.partition("/")
-    if not slash or not inner or not _is_wayback_timestamp(timestamp):
-        return None
-    return _fix_inner_url(inner)
-
-
-def unwrap_archive_url(url: str) -> str:
-    """Return the URL captured by a Wayback Machine URL, else ``url`` unchanged.
-
-    Recognizes ``http(s)://[www.]web.archive.org/web/<timestamp>[modifier_]/<url>``
-    (modifiers such as ``id_``, ``im_``, ``js_``, and ``*`` listings); nested captures
-    are unwrapped too.  A captured URL without a scheme gets ``http://``.  The result is
-    not canonicalized.
-
-    >>> unwrap_archive_url("https://web.archive.org/web/20200101000000/https://a.com/x?y=1")
-    'https://a.com/x?y=1'
-    >>> unwrap_archive_url("https://a.com/web/2020/b.com")
-    'https://a.com/web/2020/b.com'
-    """
-    current = url
-    for _ in range(_MAX_UNWRAP):
-        inner = _unwrap_once(current)
-        if inner is None:
-            return current
-        current = inner
-    return current
-
-
 # ------------------------------------------------------------------------------ public
 
 
@@ -641,11 +497,11 @@ def canonicalize_url(url: str, *, discard_params: bool = False) -> str | None:
     if not isinstance(url, str):
         return None
     current = url
-    for _ in range(_MAX_UNWRAP):
+    for _ in range(MAX_UNWRAP):
         canonical = _canonicalize_once(unwrap_archive_url(current))
         if canonical is None:
             return None
-        if _unwrap_once(canonical) is None:
+        if unwrap_once(canonical) is None:
             return _drop_query(canonical) if discard_params else canonical
         current = canonical
     return None
@@ -687,226 +543,7 @@ def is_https(url: str) -> bool:
     """
     if not isinstance(url, str):
         return False
-    return _clean(url)[:8].lower() == "https://"
-
-
-# ------------------------------------------------------------------------ ignore rules
-
-
-@dataclass(frozen=True)
-class _Rule:
-    """One compiled ignore pattern."""
-
-    pattern: str
-    host: str | None
-    anchored: bool
-    segments: tuple[str, ...]
-
-    def matches(self, host: str | None, segments: list[str], absolute: bool) -> bool:
-        """Whether the rule matches a URL given its host and decoded path segments.
-
-        >>> _Rule("tag", None, False, ("tag",)).matches("a.com", ["x", "tag"], True)
-        True
-        """
-        if self.host is not None:
-            if host is None or not (host == self.host or host.endswith("." + self.host)):
-                return False
-        elif self.anchored and not absolute:
-            return False
-        count = len(self.segments)
-        if self.anchored:
-            starts = range(1)
-        else:
-            starts = range(len(segments) - count + 1)
-        for start in starts:
-            window = segments[start : start + count]
-            if len(window) == count and all(
-                fnmatch.fnmatchcase(segment, pattern)
-                for segment, pattern in zip(window, self.segments, strict=True)
-            ):
-                return True
-        return False
-
-
-def _compile_pattern(pattern: str) -> _Rule:
-    """Compile one ignore pattern, raising ``ValueError`` when it is empty or invalid.
-
-    >>> _compile_pattern("www.example.com/private")
-    _Rule(pattern='www.example.com/private', host='example.com', anchored=True, \
-segments=('private',))
-    """
-    if not isinstance(pattern, str):
-        raise ValueError(f"ignore pattern must be a string, got {pattern!r}")
-    text = pattern.strip()
-    if not text:
-        raise ValueError("empty ignore pattern: remove it from urls_to_ignore")
-    body = text
-    scheme, sep, rest = body.partition("://")
-    has_scheme = bool(sep) and scheme.lower() in _SCHEMES
-    if has_scheme:
-        body = rest
-    host: str | None = None
-    anchored = body.startswith("/")
-    if anchored:
-        body = body[1:]
-    else:
-        first, _, remainder = body.partition("/")
-        is_host = "." in first and first not in (".", "..") and not _GLOB_CHARS & set(first)
-        if has_scheme or is_host:
-            normalized = _normalize_host(first)
-            if normalized is None:
-                raise ValueError(
-                    f"invalid host {first!r} in ignore pattern {pattern!r}: a pattern whose "
-                    "first part contains a dot is a host rule like 'example.com/private'; "
-                    "use a glob such as 'index[.]html' to match a file name instead"
-                )
-            host = normalized
-            anchored = True
-            body = remainder
-    body = body.rstrip("/")
-    segments = tuple(unquote(segment) for segment in body.split("/")) if body else ()
-    if host is None and not segments:
-        raise ValueError(
-            f"ignore pattern {pattern!r} has no path segment and would match every URL"
-        )
-    for segment in segments:
-        if segment in ("", ".", ".."):
-            raise ValueError(
-                f"invalid ignore pattern {pattern!r}: empty, '.' or '..' path segment "
-                "(write segments separated by single slashes, e.g. 'blog/page')"
-            )
-    return _Rule(text, host, anchored, segments)
-
-
-def _path_segments(path: str) -> list[str]:
-    """Percent-decoded segments of a path, without the empty leading/trailing ones.
-
-    >>> _path_segments("/a/caf%C3%A9/")
-    ['a', 'café']
-    """
-    segments = path.strip("/").split("/")
-    if segments == [""]:
-        return []
-    return [unquote(segment, errors="replace") for segment in segments]
-
-
-@dataclass(frozen=True)
-class IgnoreRules:
-    """``urls_to_ignore`` rules: path-segment patterns, not raw substrings.
-
-    * A pattern is split on ``/`` into segments; each segment is an ``fnmatch`` glob
-      (``*``, ``?``, ``[...]``) matched case-sensitively against one whole,
-      percent-decoded path segment, and the pattern segments must match consecutive
-      path segments.  ``tag`` matches ``https://x.com/tag/python`` and
-      ``https://x.com/blog/tag`` but neither ``https://x.com/vintage/`` nor
-      ``https://x.com/tags``; ``blog/page`` matches ``/blog/page/2``; ``*.pdf`` matches
-      ``/files/report.pdf``; ``page-*`` matches ``/news/page-3``.
-    * A pattern starting with ``/`` is anchored at the start of the path: ``/search``
-      matches ``/search?q=1`` and ``/search/x`` but not ``/a/search``.
-    * A pattern whose first part contains a dot and no glob character is a host rule:
-      ``example.com/private`` matches ``/private...`` (anchored) on ``example.com``,
-      ``www.example.com`` and every subdomain such as ``blog.example.com``, but not on
-      ``notexample.com``; ``example.com`` alone ignores the whole host.  A leading
-      ``http://``/``https://`` is accepted and ignored.  To match a dotted file name
-      anywhere, put a glob in it: ``index[.]html`` or ``*.html``.
-    * The query string is never considered; a trailing ``/`` in a pattern is ignored.
-    * URLs are matched in canonical form (so Wayback URLs match on the captured URL);
-      a URL that cannot be canonicalized is matched on the raw string's path only
-      (host rules never match it, anchored rules only if the path starts with ``/``).
-
-    >>> rules = IgnoreRules.from_patterns(["tag", "/search", "example.com/private"])
-    >>> rules.match("https://x.com/blog/tag"), rules.match("https://x.com/tags")
-    ('tag', None)
-    >>> rules.match("http://www.example.com/private/1"), rules.match("/search?q=a")
-    ('example.com/private', '/search')
-    """
-
-    patterns: tuple[str, ...]
-    #: ``"segments"`` (the rules above) or ``"substring"`` (:data:`IGNORE_MATCHES`)
-    how: str = "segments"
-    _rules: tuple[_Rule, ...] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        """Validate and compile the patterns (``ValueError`` on a bad pattern)."""
-        if isinstance(self.patterns, str):
-            raise TypeError("IgnoreRules.patterns must be a tuple of strings, not a string")
-        if self.how not in IGNORE_MATCHES:
-            raise ValueError(
-                f"ignore_match must be one of {', '.join(IGNORE_MATCHES)}, got {self.how!r}"
-            )
-        if self.how == "substring":
-            for pattern in self.patterns:
-                if not isinstance(pattern, str) or not pattern.strip():
-                    raise ValueError(
-                        f"ignore pattern must be a non-empty string, got {pattern!r}: an "
-                        "empty substring would match every URL"
-                    )
-            object.__setattr__(self, "patterns", tuple(self.patterns))
-            object.__setattr__(self, "_rules", ())
-            return
-        rules = tuple(_compile_pattern(pattern) for pattern in self.patterns)
-        object.__setattr__(self, "patterns", tuple(rule.pattern for rule in rules))
-        object.__setattr__(self, "_rules", rules)
-
-    @classmethod
-    def from_patterns(cls, patterns: Iterable[str], how: str = "segments") -> IgnoreRules:
-        """Build rules from ``urls_to_ignore`` patterns (surrounding whitespace stripped,
-        except from substrings, which are matched as given).
-
-        >>> IgnoreRules.from_patterns([" tag ", "*.pdf"]).patterns
-        ('tag', '*.pdf')
-        """
-        if isinstance(patterns, str):
-            raise TypeError(
-                f"urls_to_ignore must be a list of patterns, not the string {patterns!r}"
-            )
-        return cls(tuple(patterns), how)
-
-    def match(self, url: str) -> str | None:
-        """Return the first pattern that matches ``url``, else ``None``.
-
-        With ``how="substring"`` a pattern matches when it occurs anywhere in the URL as
-        given or in its canonical form, as the ``Deduplicator`` webdedup follows matches its
-        ``urls_to_ignore`` (``/register`` matches ``/register.php``, ``/tag/`` matches
-        ``/blog/tag/x``, ``tag`` matches ``/vintage``).
-
-        >>> IgnoreRules.from_patterns(["*.pdf"]).match("https://a.com/files/x.pdf")
-        '*.pdf'
-        >>> IgnoreRules.from_patterns(["/register"], "substring").match("http://a.com/register.php")
-        '/register'
-        """
-        if self.how == "substring":
-            return self._match_substring(url)
-        if not self._rules:
-            return None
-        canonical = canonicalize_url(url) if isinstance(url, str) else None
-        host: str | None
-        if canonical is not None:
-            host = _canonical_host(canonical)
-            path = canonical[len("https://") :].partition("/")[2]
-            path = "/" + path.partition("?")[0].partition("#")[0]
-        else:
-            host = None
-            text = _clean(url) if isinstance(url, str) else ""
-            try:
-                path = urlsplit(text).path
-            except ValueError:
-                path = text.partition("#")[0].partition("?")[0]
-        segments = _path_segments(path)
-        absolute = path.startswith("/")
-        for rule in self._rules:
-            if rule.matches(host, segments, absolute):
-                return rule.pattern
-        return None
-
-    def _match_substring(self, url: str) -> str | None:
-        if not self.patterns or not isinstance(url, str):
-            return None
-        canonical = canonicalize_url(url) or ""
-        for pattern in self.patterns:
-            if pattern in url or pattern in canonical:
-                return pattern
-        return None
+    return clean(url)[:8].lower() == "https://"
 
 
 def url_hash(url: str | None) -> str:
