@@ -38,8 +38,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 #: Version of how a page's language is detected (a change rebuilds the stored state of the
-#: runs that detect languages; 2: short texts cut into 3 pieces).
-LANGUAGE_VERSION = 2
+#: runs that detect languages; 2: short texts cut into 3 pieces; 3: CLD2 over a sample of
+#: the text instead of py3langid over its first 5,000 characters).
+LANGUAGE_VERSION = 3
 #: Version of how a run that does not detect languages reads a crawler's own language
 #: column (what ``LANGUAGE_VERSION`` was before detection changed: such runs stay incremental).
 LANGUAGE_COLUMN_VERSION = 1
