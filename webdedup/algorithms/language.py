@@ -35,14 +35,14 @@ from typing import Any, NamedTuple
 
 #: A text up to this many characters is read whole; a longer one through :data:`WINDOWS`
 #: windows of ``SAMPLE_CHARS // WINDOWS`` characters (the cost follows these characters).
-SAMPLE_CHARS = 900
+SAMPLE_CHARS = 600
 #: Windows of a long text's sample, one in the middle of each of as many equal parts of it.
 WINDOWS = 3
 #: A text read whole is cut into this many pieces ...
 MIN_PIECES = 3
 #: ... of at least this many characters (:func:`pieces` joins a last piece shorter than half
-#: a piece to the one before: a text under about 450 characters is one piece).
-MIN_PIECE_CHARS = 300
+#: a piece to the one before: a text under about 300 characters is one piece).
+MIN_PIECE_CHARS = 200
 #: Fewer words than this, in a text shorter than :data:`MIN_CHARS`, and no language is
 #: detected (too little to tell; the length lets a CJK text, written without spaces, count).
 MIN_WORDS = 5
@@ -119,13 +119,17 @@ def available() -> bool:
 def detect(text: str | None) -> Detection:
     """The language of ``text`` (of its :func:`sample`) and its score.
 
-    Each piece of the sample is identified by CLD2; the page's language is the one with the
-    most characters, its score the share of characters in that language, a piece counting
-    half when CLD2 calls its answer unreliable. No language for a text of fewer than
-    :data:`MIN_WORDS` words and :data:`MIN_CHARS` characters, for one CLD2 cannot tell, or
-    when pycld2 is not installed. Deterministic: the same text always gets the same answer.
+    CLD2 reads the pieces of the sample at once (one call, the pieces on lines of their own)
+    and tells which language each span of them is in; a piece's language is the one of most
+    of its bytes. The page's language is the one with the most characters, its score the
+    share of characters in that language, halved when CLD2 calls its answer unreliable. No
+    language for a text of fewer than :data:`MIN_WORDS` words and :data:`MIN_CHARS`
+    characters, for one CLD2 cannot tell, or when pycld2 is not installed. Deterministic:
+    the same text always gets the same answer.
 
     >>> detect("Der Ausschuss hat die Vorlage nach langer Beratung am Dienstag angenommen.")
+    Detection(lang='de', score=1.0)
+    >>> detect("Der Ausschuss hat die Vorlage \\x00 nach langer Beratung am " + chr(0xD800))
     Detection(lang='de', score=1.0)
     """
     if not text or (len(text) < MIN_CHARS and len(text.split(None, MIN_WORDS)) < MIN_WORDS):
@@ -134,24 +138,33 @@ def detect(text: str | None) -> Detection:
         import pycld2
     except ImportError:
         return NONE
-    chars: dict[str, float] = {}
-    weighted: dict[str, float] = {}
-    total = 0
-    for piece in sample(text):
-        total += len(piece)
-        try:
-            reliable, _, found = pycld2.detect(piece, isPlainText=True)
-        except (pycld2.error, UnicodeEncodeError):  # a control character, a lone surrogate
-            reliable, _, found = pycld2.detect(_REFUSED.sub(" ", piece), isPlainText=True)
-        lang = next((code for code in (_ALIASES.get(f[1], f[1]) for f in found if f[2] > 0)
-                     if code in _KNOWN), None)
-        if lang is not None:
-            chars[lang] = chars.get(lang, 0.0) + len(piece)
-            weighted[lang] = weighted.get(lang, 0.0) + len(piece) * (1.0 if reliable else 0.5)
+    parts = sample(text)
+    try:
+        utf8 = [part.encode() for part in parts]
+        reliable, _, _, spans = pycld2.detect(b"\n".join(utf8), isPlainText=True,
+                                              returnVectors=True)
+    except (pycld2.error, UnicodeEncodeError):  # a control character, a lone surrogate
+        utf8 = [_REFUSED.sub(" ", part).encode() for part in parts]
+        reliable, _, _, spans = pycld2.detect(b"\n".join(utf8), isPlainText=True,
+                                              returnVectors=True)
+    chars: dict[str, int] = {}
+    start = 0
+    spans = [(offset, offset + length, _ALIASES.get(c, c)) for offset, length, _, c in spans]
+    for part, data in zip(parts, utf8, strict=True):
+        end = start + len(data)
+        found: dict[str, int] = {}
+        for low, high, lang in spans:
+            if low < end and high > start and lang in _KNOWN:
+                found[lang] = found.get(lang, 0) + min(high, end) - max(low, start)
+        if found:
+            lang = max(found, key=lambda k: (found[k], k))  # ties: the larger code
+            chars[lang] = chars.get(lang, 0) + len(part)
+        start = end + 1  # the newline between pieces
     if not chars:
         return NONE
     best = max(chars, key=lambda k: (chars[k], k))  # ties: the larger code, deterministically
-    return Detection(best, round(weighted[best] / total, 4))
+    share = chars[best] / sum(map(len, parts))
+    return Detection(best, round(share if reliable else share / 2, 4))
 
 
 def sample(text: str, chars: int = SAMPLE_CHARS, windows: int = WINDOWS) -> list[str]:
@@ -161,8 +174,8 @@ def sample(text: str, chars: int = SAMPLE_CHARS, windows: int = WINDOWS) -> list
     ``windows`` equal parts of the text, each starting after a space when there is one in
     its first half (no cut word).
 
-    >>> [len(p) for p in sample("word " * 170)], [len(p) for p in sample("word " * 2000)]
-    ([305, 305, 240], [300, 300, 300])
+    >>> [len(p) for p in sample("word " * 110)], [len(p) for p in sample("word " * 2000)]
+    ([205, 205, 140], [200, 200, 200])
     >>> sample("a" * 10 + "b" * 10 + "c" * 10, 9, 3)
     ['aaa', 'bbb', 'ccc']
     """
@@ -183,8 +196,8 @@ def piece_size(length: int) -> int:
     """The piece size for a text of ``length`` characters: about :data:`MIN_PIECES` pieces
     of at least :data:`MIN_PIECE_CHARS` characters.
 
-    >>> piece_size(1200), piece_size(900), piece_size(400)
-    (400, 300, 300)
+    >>> piece_size(600), piece_size(450), piece_size(300)
+    (200, 200, 200)
     """
     return max(MIN_PIECE_CHARS, length // MIN_PIECES)
 

@@ -57,11 +57,11 @@ def prepare_page(
     the page's segment hashes (:mod:`~webdedup.algorithms.segments`; none when ignored or not
     counted)."""
     url = page.url if isinstance(page.url, str) else None
-    if config.detects_language or config.counts_segments:  # they read the text itself
+    if config.counts_segments:  # it reads the text itself
         text = page_text(page)
         digest = digest_text(text)
     else:
-        text = None
+        text = page_text(page) if config.detects_language else None  # detection reads it
         digest = page_digest(page)  # the text's bytes as read: no decoding when well-formed
     canonical = canonicalize_url(url, discard_params=config.discard_params) if url else None
     ignored: str | None = None
