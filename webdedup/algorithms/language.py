@@ -147,6 +147,10 @@ def detect(text: str | None) -> Detection:
         utf8 = [_REFUSED.sub(" ", part).encode() for part in parts]
         reliable, _, _, spans = pycld2.detect(b"\n".join(utf8), isPlainText=True,
                                               returnVectors=True)
+    last_piece = sum(map(len, utf8)) + len(utf8) - 1 - len(utf8[-1])  # where it starts
+    if len(spans) == 1 and spans[0][0] == 0 and spans[0][1] > last_piece:
+        lang = _ALIASES.get(spans[0][3], spans[0][3])  # one span over every piece: the usual
+        return Detection(lang, 1.0 if reliable else 0.5) if lang in _KNOWN else NONE
     chars: dict[str, int] = {}
     start = 0
     spans = [(offset, offset + length, _ALIASES.get(c, c)) for offset, length, _, c in spans]
