@@ -1,5 +1,5 @@
-"""Issue 16 part 1: each page's language (py3langid, offline), stored, exported, a filter
-(``--languages``), a crawler's own ``lang`` column, and the language guard of phase 4 —
+"""Issue 16 part 1: each page's language (CLD2 since issue 33, offline), stored, exported,
+a filter (``--languages``), a crawler's own ``lang`` column, and the language guard of phase 4 —
 on the real multilingual texts and WARC crawls of ../shared/data."""
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def test_cjk_pages_get_the_language_of_their_script():
     with gzip.open(SHARED_DATA / "texts.jsonl.gz", "rt", encoding="utf-8") as fh:
         for rec in map(json.loads, fh):
             text = rec["text"]
-            if len(text) >= language.MIN_CHARS and (label := cjk_label(text)) is not None:
+            if len(text) >= 50 and (label := cjk_label(text)) is not None:
                 found.append((label, language.detect(text).lang, rec["url"]))
     assert len(found) >= 40 and {label for label, _, _ in found} == {"ja", "ko", "zh"}
     assert [f for f in found if f[0] != f[1]] == []

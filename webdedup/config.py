@@ -309,14 +309,14 @@ class Config:
         0, "Processes to use (0: all cores).", "integer", option="everyday", low=0,
         bounds="0 (all cores) or more")
     languages: tuple[str, ...] = setting(
-        (), "Process only pages in these languages, e.g. en,de (ISO 639-1 codes as py3langid "
+        (), "Process only pages in these languages, e.g. en,de (ISO 639-1 codes as CLD2 "
         "gives them, or the crawler's lang column); the others are kept and marked ignored "
         "with reason 'language'. Turns on --detect-language.", "list", option="everyday",
         metavar="CODES", values="csv", wording="a list of language codes")
     detect_language: bool = setting(
-        False, "Detect each page's language (py3langid, pip install 'webdedup[lang]') for the "
+        False, "Detect each page's language (CLD2, pip install 'webdedup[lang]') for the "
         "export and the language guard, when the table has no language column of its own. "
-        "About doubles a run's CPU time.", "bool", option="everyday")
+        "Adds about a tenth to a run's CPU time.", "bool", option="everyday")
     strip_segments: bool = setting(
         False, "Leave each host's repeated segments (lines on segment_min_pages of its pages: "
         "navigation, footers, banners; see 'webdedup segments') out of shingling and "

@@ -1,21 +1,23 @@
 """A page's language: detected offline with CLD2 (pycld2), or taken from the crawler's own column.
 
-pycld2 (Python bindings of Chromium's Compact Language Detector 2) ships its tables compiled
-into its wheel: nothing is downloaded or loaded at run time, and the same text always gets
-the same answer. It is an optional extra (``pip install "webdedup[lang]"``); without it pages
-get no language and ``--languages`` is refused. ``scripts/compare_language_identifiers.py``
+pycld2 (Python bindings of Chromium's Compact Language Detector 2) ships CLD2 and its tables
+compiled in its wheel: nothing is downloaded or loaded at run time, and the same text always
+gets the same answer. It is an optional extra (``pip install "webdedup[lang]"``); without it
+pages get no language and ``--languages`` is refused. ``scripts/compare_language_identifiers.py``
 compares it with py3langid (webdedup's identifier up to ``LANGUAGE_VERSION`` 2), CLD3,
 fastText's small model and whatlang on the real texts of ``../shared/data`` (docs,
-"Language"): as accurate as py3langid there, CJK included, at a fifteenth of its CPU time.
+"Language"): as accurate as py3langid there, CJK included, for a small part of its CPU time.
 
-CLD2 reads a :func:`sample` of the text: the whole text up to :data:`SAMPLE_CHARS`
-characters, else :data:`WINDOWS` windows spread from its beginning to its end, so a page
-whose language changes after its beginning (an article framed by a long page in another
-language) is seen whole. CLD2 answers with the share of the text in each of its three main
-languages: the page's language is the first, its score that share (0.99 for a page in one
-language, about 0.5 for a half-German half-English page), halved when CLD2 itself calls the
-answer unreliable. So the language guard (:func:`different_languages`) trusts only pages
-that are surely in one language, and leaves mixed pages to their texts' similarity.
+CLD2 reads a :func:`sample` of the text, :data:`SAMPLE_CHARS` characters at most: a short
+text whole, cut into up to :data:`MIN_PIECES` pieces; a longer one through :data:`WINDOWS`
+windows, one in the middle of each third of it, so a page whose language changes after its
+beginning (an article framed by a long page in another language) is seen whole. One CLD2
+call reads the pieces and tells which language each span of them is in; a piece's language
+is the one of most of its bytes, the page's language the one with the most characters, its
+score that language's share of the characters (1.0 for a page in one language, 0.5 to 0.67
+for a half-German half-English page), halved when CLD2 calls its answer unreliable. So the
+language guard (:func:`different_languages`) trusts only pages that are surely in one
+language, and leaves mixed pages to their texts' similarity.
 
 Example::
 
@@ -152,6 +154,7 @@ def detect(text: str | None) -> Detection:
         lang = _ALIASES.get(spans[0][3], spans[0][3])  # one span over every piece: the usual
         return Detection(lang, 1.0 if reliable else 0.5) if lang in _KNOWN else NONE
     chars: dict[str, int] = {}
+    order: list[str] = []
     start = 0
     spans = [(offset, offset + length, _ALIASES.get(c, c)) for offset, length, _, c in spans]
     for part, data in zip(parts, utf8, strict=True):
@@ -163,33 +166,37 @@ def detect(text: str | None) -> Detection:
         if found:
             lang = max(found, key=lambda k: (found[k], k))  # ties: the larger code
             chars[lang] = chars.get(lang, 0) + len(part)
+            order.append(lang)
         start = end + 1  # the newline between pieces
     if not chars:
         return NONE
-    best = max(chars, key=lambda k: (chars[k], k))  # ties: the larger code, deterministically
+    first = {lang: i for i, lang in reversed(list(enumerate(order)))}
+    best = max(chars, key=lambda k: (chars[k], -first[k]))  # ties: the one read first
     share = chars[best] / sum(map(len, parts))
     return Detection(best, round(share if reliable else share / 2, 4))
 
 
 def sample(text: str, chars: int = SAMPLE_CHARS, windows: int = WINDOWS) -> list[str]:
     """The pieces of ``text`` that :func:`detect` identifies: a text up to ``chars``
-    characters cut into :func:`pieces` of :func:`piece_size`; a longer one read through
-    ``windows`` windows of ``chars // windows`` characters, one in the middle of each of
-    ``windows`` equal parts of the text, each starting after a space when there is one in
-    its first half (no cut word).
+    characters cut into :func:`pieces` of :func:`piece_size`; a longer one read through its
+    first ``chars // 2`` characters (a page's beginning holds its main text more often than
+    its end: footers, product lists, comments) and ``windows - 1`` windows sharing the other
+    half, centred at a third and two thirds of the text (for 3), each starting after a space
+    when there is one in its first half (no cut word).
 
     >>> [len(p) for p in sample("word " * 110)], [len(p) for p in sample("word " * 2000)]
-    ([205, 205, 140], [200, 200, 200])
-    >>> sample("a" * 10 + "b" * 10 + "c" * 10, 9, 3)
-    ['aaa', 'bbb', 'ccc']
+    ([205, 205, 140], [300, 150, 150])
+    >>> sample("a" * 15 + "b" * 15 + "c" * 15 + "d" * 15, 12, 3)
+    ['aaaaaa', 'bbb', 'ccc']
     """
     if len(text) <= chars:
         return pieces(text, piece_size(len(text)))
-    size = max(1, chars // windows)
-    part = len(text) / windows
-    out = []
-    for i in range(windows):
-        start = round((i + 0.5) * part - size / 2)
+    head = chars // 2
+    space = text.rfind(" ", head // 2, head)
+    out = [text[: head if space < 0 else space + 1]]
+    size = max(1, (chars - head) // max(1, windows - 1))
+    for i in range(1, windows):
+        start = round(i * len(text) / windows - size / 2)
         space = text.find(" ", start, start + size // 2)
         start = start if space < 0 else space + 1
         out.append(text[start : start + size])
