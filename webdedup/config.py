@@ -316,7 +316,7 @@ class Config:
     detect_language: bool = setting(
         False, "Detect each page's language (CLD2, pip install 'webdedup[lang]') for the "
         "export and the language guard, when the table has no language column of its own. "
-        "Adds about a tenth to a run's CPU time.", "bool", option="everyday")
+        "Adds about a sixth to a run's CPU time.", "bool", option="everyday")
     strip_segments: bool = setting(
         False, "Leave each host's repeated segments (lines on segment_min_pages of its pages: "
         "navigation, footers, banners; see 'webdedup segments') out of shingling and "
