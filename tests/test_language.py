@@ -114,7 +114,7 @@ def test_a_page_whose_language_changes_after_its_beginning_is_not_confident():
     """A German article framed by a long English page (5,500 characters of English before it,
     3,000 after): reading the first 5,000 characters, all English, detection was sure of
     English, and the guard separated the frame from the article it holds. The sample reads
-    the whole page: English at about two thirds, under the guard's confidence."""
+    the whole page: English at three quarters, under the guard's confidence."""
     sample = labelled_texts()
     english = " ".join(t for label, _, t in sample  # English pages (not a site's Korean one)
                        if label == "en" and language.detect(t) == ("en", 1.0))

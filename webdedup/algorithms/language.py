@@ -9,12 +9,12 @@ fastText's small model and whatlang on the real texts of ``../shared/data`` (doc
 "Language"): as accurate as py3langid there, CJK included, for a small part of its CPU time.
 
 CLD2 reads a :func:`sample` of the text, :data:`SAMPLE_CHARS` characters at most: a short
-text whole, cut into up to :data:`MIN_PIECES` pieces; a longer one through :data:`WINDOWS`
-windows, one in the middle of each third of it, so a page whose language changes after its
+text whole, cut into up to :data:`MIN_PIECES` pieces; a longer one through its beginning and
+windows at a third and two thirds of it, so a page whose language changes after its
 beginning (an article framed by a long page in another language) is seen whole. One CLD2
 call reads the pieces and tells which language each span of them is in; a piece's language
 is the one of most of its bytes, the page's language the one with the most characters, its
-score that language's share of the characters (1.0 for a page in one language, 0.5 to 0.67
+score that language's share of the characters (1.0 for a page in one language, 0.5 to 0.75
 for a half-German half-English page), halved when CLD2 calls its answer unreliable. So the
 language guard (:func:`different_languages`) trusts only pages that are surely in one
 language, and leaves mixed pages to their texts' similarity.
@@ -35,10 +35,10 @@ import re
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-#: A text up to this many characters is read whole; a longer one through :data:`WINDOWS`
-#: windows of ``SAMPLE_CHARS // WINDOWS`` characters (the cost follows these characters).
+#: A text up to this many characters is read whole; of a longer one, :func:`sample` reads
+#: this many: half at its beginning, half in windows (the cost follows these characters).
 SAMPLE_CHARS = 600
-#: Windows of a long text's sample, one in the middle of each of as many equal parts of it.
+#: Pieces of a long text's sample: its beginning, and windows at a third and two thirds.
 WINDOWS = 3
 #: A text read whole is cut into this many pieces ...
 MIN_PIECES = 3
