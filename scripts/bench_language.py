@@ -1,22 +1,22 @@
 """What language detection costs: per page, and in a whole ``webdedup db`` run.
 
-    python scripts/bench_language.py CORPUS.sqlite [--pages 20000] [--no-run]
-    python scripts/bench_language.py corpus-1000000-seed1-short.sqlite --jobs 2 --workers 2
+    python scripts/bench_language.py CORPUS.sqlite [--pages 20000] [--repeat 3] [--no-run]
+    python scripts/bench_language.py ~/.cache/webdedup-bench/corpus-20000-seed1-real.sqlite
 
 CORPUS.sqlite is made first when missing (``scripts/make_corpus.py --pages N --seed 1``: the
 real texts of ../shared/data and pages derived from them); it is only read (each run is on a
 copy). Prints
 
-1. unless ``--no-alone``: detection alone: py3langid over every page's text (read from the
-   corpus as it goes), in this process or, with ``--jobs J``, split over J processes (wall
-   and CPU seconds — user + system of this process and the J processes, since a shared
+1. unless ``--no-alone``: detection alone: ``language.detect`` over every page's text (read
+   from the corpus as it goes), in this process or, with ``--jobs J``, split over J processes
+   (wall and CPU seconds — user + system of this process and the J processes, since a shared
    machine's wall time says little —, CPU ms a page and the languages found);
-2. unless ``--no-run``: a full ``webdedup db`` run on a copy of the corpus with detection,
-   and one with detection switched off in this process (``language.detect`` answering "no
-   language"), so the difference is what detection adds. ``--workers W`` (default 1: in this
-   process) runs them with W worker processes (forked, so the switch holds in them too); their
-   CPU is counted with this process's. ``--runs with`` or ``--runs off`` makes only one of
-   them (a 1,000,000-page run is long).
+2. unless ``--no-run``: the same command line twice, ``webdedup db COPY -q`` and ``webdedup
+   db COPY -q --detect-language``, each on a fresh copy of the corpus, in a process of its own
+   (its CPU is user + system of that process and of its worker processes, Python's start and
+   imports included), alternated ``--repeat`` times so that both see the same machine; then
+   the median CPU seconds of each and their ratio. ``--workers W`` passes ``--workers W``
+   (default: webdedup's own, all cores).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import multiprocessing
 import resource
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,7 +37,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from webdedup import Config, Deduplicator  # noqa: E402
 from webdedup.algorithms import language  # noqa: E402
 
 
@@ -45,12 +45,6 @@ def _cpu() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     done = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + done.ru_utime + done.ru_stime
-
-
-def _peak_mib() -> tuple[float, float]:
-    """Peak RSS so far (MiB) of this process, and of the largest child that ended."""
-    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
 
 
 def detect_range(corpus: str, low: int, high: int) -> tuple[int, int, Counter]:
@@ -99,6 +93,20 @@ def detect_alone(corpus: Path, jobs: int) -> None:
           "(phase 1 spreads them over the workers)", flush=True)
 
 
+def cli_run(corpus: Path, detect: bool, workers: int | None) -> tuple[float, float, str]:
+    """One ``webdedup db`` run on a fresh copy of ``corpus``, in a process of its own:
+    (CPU seconds of it and its workers, wall seconds, its summary's first line)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "c.sqlite"
+        shutil.copy(corpus, copy)
+        cmd = [sys.executable, "-c", "from webdedup.cli import main; main()", "db", str(copy)]
+        cmd += ["--detect-language"] if detect else []
+        cmd += ["--workers", str(workers)] if workers else []
+        t0, c0 = time.perf_counter(), _cpu()
+        done = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT)
+        return _cpu() - c0, time.perf_counter() - t0, done.stdout.strip().splitlines()[0]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("corpus")
@@ -106,13 +114,10 @@ def main() -> None:
     ap.add_argument("--no-run", action="store_true", help="only time detection alone")
     ap.add_argument("--no-alone", action="store_true", help="only the full runs")
     ap.add_argument("--jobs", type=int, default=1, help="processes for detection alone [1]")
-    ap.add_argument("--workers", type=int, default=1, help="workers of the full runs [1]")
-    ap.add_argument("--runs", default="with,off", help="full runs to make [with,off]")
+    ap.add_argument("--workers", type=int, default=0, help="--workers of the runs [webdedup's]")
+    ap.add_argument("--repeat", type=int, default=3, help="pairs of runs [3]")
     args = ap.parse_args()
-    runs = [r.strip() for r in args.runs.split(",") if r.strip()]
-    if not runs or set(runs) - {"with", "off"}:
-        ap.error("--runs: 'with', 'off' or both")
-    corpus = Path(args.corpus)
+    corpus = Path(args.corpus).expanduser()
     if not corpus.exists():
         subprocess.run(
             [sys.executable, str(ROOT / "scripts" / "make_corpus.py"), str(corpus),
@@ -123,33 +128,17 @@ def main() -> None:
         detect_alone(corpus, args.jobs)
     if args.no_run:
         return
-    timings = {}
-    real_detect = language.detect
-    for key, name in (("with", "with detection"), ("off", "detection off")):
-        if key not in runs:
-            continue
-        language.detect = real_detect if name == "with detection" else (  # type: ignore
-            lambda text: language.NONE
-        )  # (and detect_language: the default run does not detect at all)
-        with tempfile.TemporaryDirectory() as tmp:
-            copy = Path(tmp) / "c.sqlite"
-            shutil.copy(corpus, copy)
-            t0, c0 = time.perf_counter(), _cpu()
-            dedup = Deduplicator(workers=args.workers, detect_language=True, config=Config())
-            result = dedup.run_on_db(copy, full=True)
-            timings[name] = _cpu() - c0
-            wall = time.perf_counter() - t0
-            own, child = _peak_mib()
-            workers = f", peak RSS so far {own:.0f} MiB"
-            if args.workers > 1:
-                workers += f" (+{child:.0f} MiB the largest worker)"
-            print(f"webdedup db, {name}: {timings[name]:.1f} s CPU, {wall:.1f} s wall"
-                  f"{workers}, {result.summary().splitlines()[0]}", flush=True)
-    language.detect = real_detect
-    if len(timings) == 2:
-        extra = timings["with detection"] - timings["detection off"]
-        print(f"detection adds {extra:.1f} s CPU to the run "
-              f"({100 * extra / timings['detection off']:.0f} %)")
+    cpu: dict[bool, list[float]] = {False: [], True: []}
+    for i in range(args.repeat):
+        for detect in (False, True) if i % 2 == 0 else (True, False):
+            spent, wall, summary = cli_run(corpus, detect, args.workers or None)
+            cpu[detect].append(spent)
+            name = "webdedup db --detect-language" if detect else "webdedup db"
+            print(f"run {i + 1}/{args.repeat} {name}: {spent:.1f} s CPU, {wall:.1f} s wall; "
+                  f"{summary}", flush=True)
+    plain, detecting = statistics.median(cpu[False]), statistics.median(cpu[True])
+    print(f"median CPU: {plain:.1f} s plain, {detecting:.1f} s with --detect-language: "
+          f"{detecting / plain:.2f} x")
 
 
 if __name__ == "__main__":

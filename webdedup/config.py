@@ -39,8 +39,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 #: Version of how a page's language is detected (a change rebuilds the stored state of the
-#: runs that detect languages; 2: short texts cut into 3 pieces).
-LANGUAGE_VERSION = 2
+#: runs that detect languages; 2: short texts cut into 3 pieces; 3: CLD2 over a sample of
+#: the text instead of py3langid over its first 5,000 characters).
+LANGUAGE_VERSION = 3
 #: Version of how a run that does not detect languages reads a crawler's own language
 #: column (what ``LANGUAGE_VERSION`` was before detection changed: such runs stay incremental).
 LANGUAGE_COLUMN_VERSION = 1
@@ -309,14 +310,14 @@ class Config:
         0, "Processes to use (0: all cores).", "integer", option="everyday", low=0,
         bounds="0 (all cores) or more")
     languages: tuple[str, ...] = setting(
-        (), "Process only pages in these languages, e.g. en,de (ISO 639-1 codes as py3langid "
+        (), "Process only pages in these languages, e.g. en,de (ISO 639-1 codes as CLD2 "
         "gives them, or the crawler's lang column); the others are kept and marked ignored "
         "with reason 'language'. Turns on --detect-language.", "list", option="everyday",
         metavar="CODES", values="csv", wording="a list of language codes")
     detect_language: bool = setting(
-        False, "Detect each page's language (py3langid, pip install 'webdedup[lang]') for the "
+        False, "Detect each page's language (CLD2, pip install 'webdedup[lang]') for the "
         "export and the language guard, when the table has no language column of its own. "
-        "About doubles a run's CPU time.", "bool", option="everyday")
+        "Adds about a sixth to a run's CPU time.", "bool", option="everyday")
     strip_segments: bool = setting(
         False, "Leave each host's repeated segments (lines on segment_min_pages of its pages: "
         "navigation, footers, banners; see 'webdedup segments') out of shingling and "

@@ -51,13 +51,15 @@ class Prepared(NamedTuple):
 
 
 def prepare_page(
-    page: PageInput, config: Config, rules: IgnoreRules
+    page: PageInput, config: Config, rules: IgnoreRules,
+    detected: language.Detection | None = None,
 ) -> tuple[Prepared, bytes, list[int]]:
     """Prepare one page; returns the row, the normalized text kept for sketches (UTF-8) and
     the page's segment hashes (:mod:`~webdedup.algorithms.segments`; none when ignored or not
-    counted)."""
+    counted). ``detected``: the page's :func:`page_language`, when the caller has it
+    (:func:`prepare_batch` detects a batch at once); else it is found here."""
     url = page.url if isinstance(page.url, str) else None
-    if config.detects_language or config.counts_segments:  # they read the text itself
+    if config.counts_segments:  # it reads the text itself
         text = page_text(page)
         digest = digest_text(text)
     else:
@@ -71,8 +73,12 @@ def prepare_page(
         rule = rules.match(url)
         if rule is not None:
             ignored = f"urls_to_ignore:{rule}"
-    detect = text if config.detects_language else None  # the crawler's own value still wins
-    found = language.NONE if digest.empty else language.page_language(page.lang, detect)
+    if digest.empty:
+        found = language.NONE
+    elif detected is not None:
+        found = detected
+    else:
+        found = page_language(page, config, text)
     if ignored is None and config.languages and found.lang not in config.languages:
         ignored = "language"
     category = page.category.strip().lower() if isinstance(page.category, str) else ""
@@ -99,6 +105,16 @@ def prepare_page(
     return row, digest.utf8, segments
 
 
+def page_language(
+    page: PageInput, config: Config, text: str | None = None
+) -> language.Detection:
+    """The page's language: the crawler's own value, else (when the run detects languages)
+    detected in its text (``text``: :func:`page_text`, when the caller has it)."""
+    if not config.detects_language:
+        return language.page_language(page.lang, None)
+    return language.page_language(page.lang, page_text(page) if text is None else text)
+
+
 @dataclass(frozen=True)
 class PrepareJob:
     """What a (worker) process needs to prepare and sketch a batch of pages."""
@@ -117,8 +133,11 @@ def prepare_batch(
     out: list[tuple[Prepared, Sketch | None, list[int]]] = []
     to_sketch: list[int] = []
     texts: list[bytes] = []
-    for page in pages:
-        row, text, segments = prepare_page(page, job.config, rules)
+    # The batch's languages first, in one loop: CLD2's tables stay in the CPU's caches
+    # (interleaved with the rest of each page's preparation, it cost nearly twice as much).
+    found = [page_language(page, job.config) for page in pages]
+    for page, detected in zip(pages, found, strict=True):
+        row, text, segments = prepare_page(page, job.config, rules, detected)
         if job.spec is not None and row.ignored is None and row.word_count >= job.spec.min_words:
             to_sketch.append(len(out))
             texts.append(text)
