@@ -33,6 +33,7 @@ __all__ = [
     "band_keys_array",
     "band_layout",
     "hamming",
+    "band_distance_for",
     "candidate_distance_for",
     "max_distance_for",
     "similarity",
@@ -157,6 +158,26 @@ def candidate_distance_for(threshold: float) -> int:
     """
     d = max_distance_for(threshold)
     return min(d + max(1, math.ceil(math.sqrt(d))), HASH_BITS - 1)
+
+
+#: The widest distance banded for its own sake: pairs of 10 blocks, keys of 12 bits or more
+#: (45 a page), which collide by chance rarely enough to band at any threshold.
+CHEAP_BAND_DISTANCE = 8
+
+
+def band_distance_for(threshold: float) -> int:
+    """The Hamming distance the band keys guarantee to find at ``threshold``: the candidate
+    distance (:func:`candidate_distance_for`) where its keys are cheap (up to
+    :data:`CHEAP_BAND_DISTANCE`), else the threshold's own (:func:`max_distance_for`) or that
+    cheap one, the wider. Pairs further apart, up to the candidate distance, are still found
+    when they share a key by their untouched blocks (most do: of two hashes 10 bits apart
+    cut into 11 blocks, about 3 blocks are untouched).
+
+    >>> band_distance_for(0.95), band_distance_for(0.9), band_distance_for(0.85)
+    (5, 8, 9)
+    """
+    cheap = max(max_distance_for(threshold), CHEAP_BAND_DISTANCE)
+    return min(candidate_distance_for(threshold), cheap)
 
 
 def band_layout(max_distance: int) -> list[tuple[int, int]]:

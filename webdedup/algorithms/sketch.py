@@ -123,7 +123,7 @@ class NearSpec:
     ) -> NearSpec:
         """The spec of these settings, with what they imply: the LSH bands and rows that
         catch Jaccard ``lsh_level`` with ``num_perm`` permutations (``minhash``), the Hamming
-        candidate distance of ``threshold`` (``simhash``)."""
+        distance its bands guarantee to find at ``threshold`` (``simhash``)."""
         bands, rows = mh.optimal_lsh_params(lsh_level, int(num_perm))
         return cls(
             method=method,
@@ -137,8 +137,15 @@ class NearSpec:
             distance=int(distance),
             bands=bands,
             rows=rows,
-            max_distance=sh.candidate_distance_for(float(threshold)),
+            max_distance=sh.band_distance_for(float(threshold)),
         )
+
+    @property
+    def candidate_distance(self) -> int:
+        """``simhash``: the Hamming distance within which band-colliding SimHashes make a
+        candidate pair (:func:`~.simhash.candidate_distance_for`: wider than
+        ``max_distance``, the distance the bands guarantee to find)."""
+        return sh.candidate_distance_for(self.threshold)
 
     @property
     def scheme(self) -> str:

@@ -95,7 +95,7 @@ def _add_band_neighbours(conn: sqlite3.Connection, spec: NearSpec, within: bool 
         i, m = new_keys.collisions(packed_band_matrix(spec, chunk.packed))
         if new_hashes is not None and m.size:
             near = hamming_distances(new_hashes[i], simhashes([chunk.packed])[m])
-            m = m[near <= spec.max_distance]
+            m = m[near <= spec.candidate_distance]
         found.update(chunk.ids[np.unique(m)].tolist())
     conn.executemany(
         "INSERT OR IGNORE INTO temp.run_region (id) VALUES (?)", [(i,) for i in sorted(found)]

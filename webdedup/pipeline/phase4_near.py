@@ -208,7 +208,7 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, i
 
 def _candidates(ctx: RunContext, spec: NearSpec) -> tuple[np.ndarray, np.ndarray]:
     """The candidate pairs as two arrays of page ids: nodes of different exact groups that
-    share a band key; for ``simhash``, also with SimHashes within ``spec.max_distance``."""
+    share a band key; for ``simhash``, also with SimHashes within ``spec.candidate_distance``."""
     nodes = _sketched_nodes(ctx.conn, spec)
     if spec.method == "simhash":
         return _simhash_candidates(ctx, spec, nodes)
@@ -290,8 +290,8 @@ def _simhash_candidates(
     ctx: RunContext, spec: NearSpec, nodes: _Nodes
 ) -> tuple[np.ndarray, np.ndarray]:
     """The pairs that share a band key and whose SimHashes (of their own texts) are within
-    ``spec.max_distance`` bits, with array arithmetic on the SimHashes of the run (8 bytes a
-    page, in memory).
+    ``spec.candidate_distance`` bits, with array arithmetic on the SimHashes of the run (8
+    bytes a page, in memory).
 
     Random band collisions grow with the square of the pages (12 million candidates for
     200,000 pages at 0.9): they come a band at a time (each pair once, in the first band its
@@ -304,7 +304,7 @@ def _simhash_candidates(
     for lo, hi in pairs_by_band(nodes.keys, nodes.components):
         for start in range(0, len(lo), SIMHASH_BATCH):
             a, b = lo[start : start + SIMHASH_BATCH], hi[start : start + SIMHASH_BATCH]
-            near = hamming_distances(hashes[a], hashes[b]) <= spec.max_distance
+            near = hamming_distances(hashes[a], hashes[b]) <= spec.candidate_distance
             first.append(nodes.ids[a[near]])
             second.append(nodes.ids[b[near]])
     if not first:
