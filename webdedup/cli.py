@@ -79,6 +79,7 @@ class StopSignals:
         self.done = threading.Event()
         self.lock = threading.Lock()  # no resend once the handlers are restored
         self.previous: dict[int, Any] = {}
+        self.pid = os.getpid()  # the process whose handlers these are (not a forked child)
         self.unraisable = sys.unraisablehook
 
     def __enter__(self) -> StopSignals:
@@ -102,6 +103,10 @@ class StopSignals:
             sys.unraisablehook = self.unraisable
 
     def _raise(self, signum: int, frame: object) -> None:
+        if os.getpid() != self.pid:
+            # a worker forked before it set its own handlers, stopped with the run: it ends
+            # as a stopped worker does, without a traceback of its bootstrap
+            os._exit(128 + signum)
         if not self.done.is_set():
             resend = threading.Timer(self.RESEND, self._resend, (signum,))
             resend.daemon = True
