@@ -30,16 +30,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
-from .shingles import jaccard, shingle_hashes
-from .text import normalize_text
+from .shingles import shingle_hashes
+from .text import compiled, normalize_text
 
 #: Version of how own texts are cut (part of the configuration's fingerprint).
 OWN_VERSION = 3
 
 
+@lru_cache(maxsize=1 << 16)  # a host's template lines come back on each of its pages
 def line_key(line: str) -> str:
     """A line as the host's lines are counted and taken away: normalized as texts are
     compared (:func:`~.text.normalize_text`: case, Unicode forms, quotes and dashes,
@@ -120,7 +122,10 @@ def apart(a: np.ndarray, b: np.ndarray) -> bool:
     >>> apart(one, edited)
     False
     """
-    return bool(a.size or b.size) and jaccard(a, b) < APART
+    if not (a.size or b.size):
+        return False
+    shared = compiled().shared_count(a, b)  # sorted unique arrays: a merge
+    return shared < APART * (a.size + b.size - shared)
 
 
 def host_lines(counts: LineCounts, min_pages: int) -> frozenset[str]:
