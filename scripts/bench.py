@@ -14,7 +14,8 @@ synthesized page as long as a real text drawn at random, mean about 8.5 KB, a ta
 of it, run in its own process so that its peak memory, CPU time and the bytes it wrote
 (``/proc/self/io``) can be read; pages/s and MB/s (of page text) are over the run's wall time
 end to end (all phases, write-back included). The peers (``scripts/bench_peers.py``: a plain
-rensa and a plain datasketch MinHash-LSH pipeline, one core each) run on the same corpus in
+rensa and a plain datasketch MinHash-LSH pipeline on word 5-gram shingles, their groups
+written into a ``dup_group`` column of ``pages``, one core each) run on the same corpus in
 the same invocation, interleaved with webdedup's runs, so that the ratios hold however fast
 the machine is that day. So does ``floor``: reading every text and writing webdedup's
 annotation columns onto every page row, which is what webdedup's output costs before any

@@ -5,12 +5,16 @@
     python scripts/bench_peers.py datasketch CORPUS.sqlite
     python scripts/bench_peers.py floor CORPUS.sqlite
 
-Each reads ``pages`` (id, content) from the SQLite file, tokenizes the lower-cased text on
-whitespace (words: what rensa's and datasketch's own examples do), makes a 128-permutation
-MinHash per page, inserts it into the library's LSH index (threshold 0.8), queries every page,
-joins the matches with union-find, and writes ``peer_groups(id, grp)`` back into the file, on
-one core. It prints one JSON line: wall and CPU seconds, peak RSS, pages and groups. Install
-the peers with ``pip install -e '.[bench]'``.
+Each reads ``pages`` (id, content) from the SQLite file and shingles each text the way the
+near-duplicate tools people compare against do (text-dedup's and datatrove's MinHash
+deduplication, and the tools of seeds 000 and 003): the lower-cased text split into words
+(runs of word characters, punctuation dropped), every run of 5 consecutive words one
+shingle, the set of them hashed into a 128-permutation MinHash (a text of fewer than 5 words
+is one shingle). It inserts each MinHash into the library's LSH index (threshold 0.8),
+queries every page, joins the matches with union-find, and writes each page's group (the
+smallest page id in it) into a ``dup_group`` column of ``pages``, in one transaction, as a
+user's script would; one core. It prints one JSON line: wall and CPU seconds, peak RSS,
+pages and groups. Install the peers with ``pip install -e '.[bench]'``.
 
 ``floor`` is not a peer but what webdedup's output alone costs: it reads every text (as
 bytes, as webdedup reads them) and writes webdedup's nine annotation columns onto every row
@@ -24,6 +28,7 @@ syncing off can).
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import sys
 import time
@@ -35,11 +40,21 @@ from bench import peak_kib  # scripts/ is this script's sys.path[0]
 NUM_PERM = 128
 THRESHOLD = 0.8
 SEED = 42
+NGRAM = 5  # word 5-grams: text-dedup's and datatrove's default
+WORD = re.compile(r"\w+")
 
 
-def pages(db: sqlite3.Connection) -> Iterator[tuple[int, list[str]]]:
+def shingles(text: str) -> set[str]:
+    """The word 5-grams of the lower-cased text (one shingle if it has fewer words)."""
+    words = WORD.findall(text.lower())
+    if len(words) < NGRAM:
+        return {" ".join(words)}
+    return {" ".join(words[i : i + NGRAM]) for i in range(len(words) - NGRAM + 1)}
+
+
+def pages(db: sqlite3.Connection) -> Iterator[tuple[int, set[str]]]:
     for pid, text in db.execute("SELECT id, content FROM pages ORDER BY id"):
-        yield pid, (text or "").lower().split()
+        yield pid, shingles(text or "")
 
 
 def find(parent: dict[int, int], x: int) -> int:
@@ -50,10 +65,12 @@ def find(parent: dict[int, int], x: int) -> int:
 
 
 def write_groups(db: sqlite3.Connection, parent: dict[int, int]) -> int:
+    """Each page's group onto its row of ``pages`` (``dup_group``), one transaction."""
     groups = {pid: find(parent, pid) for pid in parent}
-    db.execute("DROP TABLE IF EXISTS peer_groups")
-    db.execute("CREATE TABLE peer_groups (id INTEGER PRIMARY KEY, grp INTEGER)")
-    db.executemany("INSERT INTO peer_groups VALUES (?, ?)", groups.items())
+    db.execute("ALTER TABLE pages ADD COLUMN dup_group INTEGER")
+    db.executemany(
+        "UPDATE pages SET dup_group = ? WHERE id = ?", ((g, pid) for pid, g in groups.items())
+    )
     db.commit()
     return len(set(groups.values()))
 
@@ -66,12 +83,12 @@ def union_all(parent: dict[int, int], pid: int, matches: list[int]) -> None:
 
 
 def lsh_pipeline(
-    db: sqlite3.Connection, lsh: Any, sketch: Callable[[list[str]], Any]
+    db: sqlite3.Connection, lsh: Any, sketch: Callable[[set[str]], Any]
 ) -> dict[int, int]:
     """Sketch and index every page, then query each and join its matches (union-find)."""
     sketches = {}
-    for pid, words in pages(db):
-        m = sketch(words)
+    for pid, grams in pages(db):
+        m = sketch(grams)
         lsh.insert(pid, m)
         sketches[pid] = m
     parent = {pid: pid for pid in sketches}
@@ -83,9 +100,9 @@ def lsh_pipeline(
 def rensa_pipeline(db: sqlite3.Connection) -> dict[int, int]:
     from rensa import RMinHash, RMinHashLSH
 
-    def sketch(words: list[str]) -> RMinHash:
+    def sketch(grams: set[str]) -> RMinHash:
         m = RMinHash(num_perm=NUM_PERM, seed=SEED)
-        m.update(words)
+        m.update(list(grams))
         return m
 
     lsh = RMinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM, num_bands=16)
@@ -95,9 +112,9 @@ def rensa_pipeline(db: sqlite3.Connection) -> dict[int, int]:
 def datasketch_pipeline(db: sqlite3.Connection) -> dict[int, int]:
     from datasketch import MinHash, MinHashLSH
 
-    def sketch(words: list[str]) -> MinHash:
+    def sketch(grams: set[str]) -> MinHash:
         m = MinHash(num_perm=NUM_PERM, seed=SEED)
-        m.update_batch([w.encode("utf-8", "surrogatepass") for w in words])
+        m.update_batch([g.encode("utf-8", "surrogatepass") for g in grams])
         return m
 
     return lsh_pipeline(db, MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM), sketch)

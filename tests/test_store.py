@@ -275,3 +275,42 @@ def test_the_crawlers_table_is_resolved_in_one_pass_over_the_catalogue(tmp_path)
     assert len([s for s in seen if "sqlite_schema" in s]) == 1
     assert len([s for s in seen if s.lstrip().upper().startswith("PRAGMA")]) == 1
     assert len(seen) == 3
+
+
+def test_a_first_run_adds_its_columns_without_importing_sqlite_utils(db_builder):
+    # importing sqlite-utils (and the pandas it imports when installed) cost every first run
+    # about half a second of CPU, only to add the output columns
+    import subprocess
+    import sys
+
+    path = db_builder(crawl_with_duplicates(5))
+    code = (
+        "import sys; from webdedup import Config, Deduplicator; "
+        "Deduplicator(workers=1, config=Config()).run_on_db(sys.argv[1]); "
+        "print(sorted({'sqlite_utils', 'pandas'} & set(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+    conn = sqlite3.connect(path)
+    (schema,) = conn.execute("SELECT sql FROM sqlite_schema WHERE name = 'pages'").fetchone()
+    conn.close()
+    assert schema.endswith(
+        ', "canonical_url" TEXT, "content_hash" TEXT, "exact_group_size" INTEGER, '
+        '"dup_group" INTEGER, "dup_group_size" INTEGER, "canonical_id" INTEGER, '
+        '"is_canonical" INTEGER, "dup_kind" TEXT, "dup_score" REAL)'
+    )
+    assert len(annotations(path)) == len(crawl_with_duplicates(5))
+
+
+def test_add_column_takes_only_the_four_types(tmp_path):
+    from webdedup.store.tables import add_column, table_columns
+
+    conn = sqlite3.connect(tmp_path / "t.sqlite")
+    conn.execute('CREATE TABLE "we""ird" (id INTEGER PRIMARY KEY)')
+    add_column(conn, 'we"ird', 'sc"ore', "REAL")
+    assert table_columns(conn, 'we"ird') == ["id", 'sc"ore']
+    with pytest.raises(ValueError, match="not one of TEXT, INTEGER, REAL, BLOB"):
+        add_column(conn, 'we"ird', "x", "TEXT; DROP TABLE pages")
+    conn.close()

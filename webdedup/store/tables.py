@@ -1,10 +1,10 @@
 """Questions about tables (do they exist, which columns, which key) and adding columns.
 
-The questions are plain catalogue queries (``sqlite_schema``, ``PRAGMA table_info``): a run
-asks them every time, and importing sqlite-utils costs about half a second of CPU a process
-(it imports pandas when that is installed), a noticeable part of a nightly run. ``ADD
-COLUMN`` goes through sqlite-utils (``Table.add_column``, which quotes every name with
-double quotes), imported when a column is missing, on the connection webdedup already holds.
+The questions are plain catalogue queries (``sqlite_schema``, ``PRAGMA table_info``), and
+``ADD COLUMN`` is the one statement sqlite-utils' ``Table.add_column`` would run (every name
+in double quotes, the type one of four), on the connection webdedup already holds: importing
+sqlite-utils costs about half a second of CPU a process (it imports pandas when that is
+installed), which every first run paid to add its output columns.
 
 Example::
 
@@ -23,20 +23,11 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from typing import TYPE_CHECKING
 
 from .sqlfiles import quote
 
-if TYPE_CHECKING:
-    from sqlite_utils.db import Table
-
-
-def _table(conn: sqlite3.Connection, table: str) -> Table:
-    # imported here: sqlite_utils imports pandas when it is installed (seconds a command)
-    from sqlite_utils import Database
-
-    # no recursive_triggers PRAGMA and no plugin hooks: the connection stays as webdedup set it
-    return Database(conn, recursive_triggers=False, execute_plugins=False).table(table)
+#: The column types :func:`add_column` writes.
+COLUMN_TYPES = ("TEXT", "INTEGER", "REAL", "BLOB")
 
 
 def table_exists(conn: sqlite3.Connection, table: str, schema: str = "main") -> bool:
@@ -75,4 +66,6 @@ def is_without_rowid(conn: sqlite3.Connection, table: str) -> bool:
 
 def add_column(conn: sqlite3.Connection, table: str, column: str, sql_type: str) -> None:
     """``ALTER TABLE table ADD COLUMN column sql_type`` (TEXT, INTEGER, REAL or BLOB)."""
-    _table(conn, table).add_column(column, sql_type)
+    if sql_type not in COLUMN_TYPES:
+        raise ValueError(f"column type {sql_type!r} is not one of {', '.join(COLUMN_TYPES)}")
+    conn.execute(f"ALTER TABLE main.{quote(table)} ADD COLUMN {quote(column)} {sql_type}")
