@@ -244,3 +244,14 @@ def test_copies_of_one_text_on_its_host_keep_its_paragraphs_its_own():
     lines = host_lines(counts, 3)
     assert own_text("\n".join(original), lines) == "\n".join(original[1:])
     assert own_text("\n".join(typography), lines) == "\n".join(typography[1:])
+
+
+def test_the_keys_of_a_texts_lines_in_one_pass_equal_each_lines_key():
+    from conftest import real_texts
+
+    from webdedup.algorithms.own import line_key, line_keys
+
+    texts = [t["text"] for t in real_texts()]
+    texts += ["", "\n\n", "a\n\ue000 b\n", "x --\n-- y", "  \u201cq\u201d  \n\tz\t"]
+    for text in texts:
+        assert line_keys(text) == [line_key(line) for line in text.splitlines()], text[:80]

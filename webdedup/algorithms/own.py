@@ -54,6 +54,27 @@ def line_key(line: str) -> str:
     return normalize_text(line)
 
 
+#: Joins a text's lines for :func:`line_keys` (a private-use character: normalization keeps it).
+_LINE_MARK = "\ue000"
+
+
+def line_keys(text: str) -> list[str]:
+    """:func:`line_key` of each line of ``text`` (``str.splitlines``), normalized in one pass
+    over the whole text (one call instead of one a line; the same keys, tested on every real
+    text of ``../shared/data``).
+
+    >>> line_keys("Home | News\\n\\n  \\u201cQuoted\\u201d  line ")
+    ['home | news', '', '"quoted" line']
+    """
+    lines = text.splitlines()
+    if not lines:
+        return []
+    if _LINE_MARK in text:
+        return [line_key(line) for line in lines]
+    keys = normalize_text(f" {_LINE_MARK} ".join(lines)).split(_LINE_MARK)
+    return [key.strip() for key in keys]
+
+
 #: Two texts that share less than this share of their word trigrams (Jaccard of the shingle
 #: sets of their normalized texts) are different pages. Copies of one text (an edit, a
 #: truncation, another frame, paragraphs reordered, quotes and dashes typeset otherwise) share
@@ -95,7 +116,7 @@ def host_line_counts(texts: Iterable[tuple[str | None, int]]) -> LineCounts:
     """
     counts = LineCounts()
     for text, n in texts:
-        keys = set(map(line_key, text.splitlines())) if text else set()
+        keys = set(line_keys(text)) if text else set()
         keys.discard("")
         counts.lines.append(frozenset(keys))
         counts.urls.append(n)
@@ -200,7 +221,10 @@ def own_text(text: str | None, lines: Collection[str]) -> str:
         return ""
     if not lines:
         return text
-    return "\n".join(raw for raw in text.splitlines() if line_key(raw) not in lines)
+    raws = text.splitlines()
+    return "\n".join(
+        raw for raw, key in zip(raws, line_keys(text), strict=True) if key not in lines
+    )
 
 
 def thin_reason(own_words: int, words: int, min_words: int) -> str | None:
