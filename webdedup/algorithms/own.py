@@ -84,7 +84,7 @@ APART = 0.5
 #: Tokens of the shingles :func:`apart` compares (word trigrams; character trigrams in Chinese
 #: and Japanese, as :func:`~.shingles.shingle_hashes` cuts them).
 APART_SHINGLE = 3
-#: The texts carrying a line that are compared pairwise to find two apart (bounds the cost).
+#: The texts carrying a line among which pairwise-apart ones are looked for (bounds the cost).
 APART_CHECKS = 64
 
 
