@@ -299,6 +299,7 @@ def _simhash_candidates(
     kept.
     """
     hashes = _own_simhashes(ctx, nodes)
+    bar = ctx.bar("band collisions", unit="pair")  # their number is known only at the end
     first: list[np.ndarray] = []
     second: list[np.ndarray] = []
     for lo, hi in pairs_by_band(nodes.keys, nodes.components):
@@ -307,6 +308,8 @@ def _simhash_candidates(
             near = hamming_distances(hashes[a], hashes[b]) <= spec.candidate_distance
             first.append(nodes.ids[a[near]])
             second.append(nodes.ids[b[near]])
+            bar.update(len(a))
+    bar.close()
     if not first:
         return np.empty(0, np.int64), np.empty(0, np.int64)
     return np.concatenate(first), np.concatenate(second)
