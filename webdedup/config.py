@@ -283,8 +283,9 @@ class Config:
         50, "Pages with fewer words never join a near-duplicate group (exact duplicates are "
         "still grouped).", "integer", low=0)
     similarity: str = setting(
-        "overlap", "The shingle measure minhash computes first: overlap (shared shingles over "
-        "the smaller page's) or jaccard.", "string", choices=SIMILARITIES)
+        "overlap", "The shingle measure minhash and simhash verification compute first: "
+        "overlap (shared shingles over the smaller page's) or jaccard.", "string",
+        choices=SIMILARITIES)
     lsh_threshold: float | None = setting(
         None, "Jaccard level the minhash LSH bands find candidates at (lower finds more; "
         "verification decides).", "number", low=0.0, high=1.0, low_open=True, high_open=True,

@@ -160,9 +160,11 @@ def candidate_distance_for(threshold: float) -> int:
     return min(d + max(1, math.ceil(math.sqrt(d))), HASH_BITS - 1)
 
 
-#: The widest distance banded for its own sake: pairs of 10 blocks, keys of 12 bits or more
-#: (45 a page), which collide by chance rarely enough to band at any threshold.
-CHEAP_BAND_DISTANCE = 8
+#: The widest candidate distance banded whole: pairs of 7 blocks, 21 keys of 18 bits or more
+#: a page, which random hashes share about once in 12,000 pairs. Wider candidate distances
+#: are banded at the threshold's own distance (the bands of 0.9 and under are as before:
+#: 28 keys of 16 bits at 0.9).
+CHEAP_BAND_DISTANCE = 5
 
 
 def band_distance_for(threshold: float) -> int:
@@ -170,11 +172,11 @@ def band_distance_for(threshold: float) -> int:
     distance (:func:`candidate_distance_for`) where its keys are cheap (up to
     :data:`CHEAP_BAND_DISTANCE`), else the threshold's own (:func:`max_distance_for`) or that
     cheap one, the wider. Pairs further apart, up to the candidate distance, are still found
-    when they share a key by their untouched blocks (most do: of two hashes 10 bits apart
-    cut into 11 blocks, about 3 blocks are untouched).
+    when they share a key by their untouched blocks (most do: of two hashes 9 bits apart cut
+    into 8 blocks, about 2.4 blocks are untouched).
 
     >>> band_distance_for(0.95), band_distance_for(0.9), band_distance_for(0.85)
-    (5, 8, 9)
+    (5, 6, 9)
     """
     cheap = max(max_distance_for(threshold), CHEAP_BAND_DISTANCE)
     return min(candidate_distance_for(threshold), cheap)
@@ -210,7 +212,7 @@ def _blocks(n: int) -> list[tuple[int, int]]:
 
 
 #: Up to this distance the 64 bits are cut into ``max_distance + 2`` blocks and every pair of
-#: blocks is a key (91 keys at most, of 9 bits at least): two blocks are always left
+#: blocks is a key (91 keys at most, of 8 bits at least): two blocks are always left
 #: untouched, and a pair of blocks collides by chance far less often than one block (at 11
 #: bits a run over 20,000 real-length pages peaked at 1.6 GB with pairs of blocks, 2.4 GB
 #: with single blocks).

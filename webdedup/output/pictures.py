@@ -4,9 +4,9 @@ Both are inline SVG (no script, nothing fetched), drawn from what the last run s
 
 - :func:`group_sizes`: how many duplicate groups (2+ pages) have each size;
 - :func:`score_histogram`: the verified candidate scores in 20 bins, the threshold marked.
-  ``minhash`` keeps every verified candidate pair (``_webdedup_verified``, by the content
-  hashes of the two texts), below the threshold too; ``simhash`` and ``levenshtein`` keep
-  only the edges (scores at or above the threshold), so their histogram starts there;
+  ``minhash`` and ``simhash`` keep every verified candidate pair (``_webdedup_verified``, by
+  the content hashes of the two texts), below the threshold too; ``levenshtein`` keeps only
+  the edges (scores at or above the threshold), so its histogram starts there;
 - :func:`threshold_groups`: how many near-duplicate groups thresholds of ``threshold`` and
   ``threshold ± 0.05`` give, recomputed from those stored scores with the run's own
   clustering (:func:`~webdedup.algorithms.cluster.group_near`, the scores a star's members
@@ -138,9 +138,13 @@ def group_size_chart(sizes: Sequence[tuple[int, int]]) -> str:
     )
 
 
+#: The methods whose every verified candidate pair is kept (``_webdedup_verified``).
+VERIFIED_METHODS = ("minhash", "simhash")
+
+
 def score_source(conn: sqlite3.Connection, method: str | None) -> tuple[str, str]:
     """The SQL of the stored scores (hash_a, hash_b, score) and what they are."""
-    if method == "minhash" and table_exists(conn, "_webdedup_verified"):
+    if method in VERIFIED_METHODS and table_exists(conn, "_webdedup_verified"):
         return _review_sql("verified_scores"), "every verified candidate pair"
     return _review_sql("edge_scores"), "the stored edges (scores at or above the threshold)"
 
@@ -201,14 +205,14 @@ def threshold_groups(conn: sqlite3.Connection, layout: Source) -> ThresholdGroup
         if level > 1.0:
             out.groups[level] = None
             continue
-        if level < t and config.method != "minhash":
+        if level < t and config.method not in VERIFIED_METHODS:
             out.groups[level] = None
             continue
         edges = {p: s for p, s in scores.items() if s >= level}
         out.groups[level] = _count_groups(conn, layout, spec, order, page_of, edges)
-    if config.method == "minhash":
+    if config.method in VERIFIED_METHODS:
         out.notes.append(
-            "minhash stores the score that decided a pair at the run's threshold (its "
+            f"{config.method} stores the score that decided a pair at the run's threshold (its "
             "Levenshtein ratio, moved ratio or containment, whichever reached it first): the "
             "counts at the other thresholds take those stored scores as they are, so they "
             "are close, not exact"

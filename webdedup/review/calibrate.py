@@ -128,7 +128,7 @@ def calibrate(
 def labels_of(conn: sqlite3.Connection, verdicts: Iterable[Verdict] | None = None) -> list[Label]:
     """The labelled pairs of the stored verdicts (a verdict on one page is none), each with
     its score: the one kept with the verdict, else the stored edge between the two pages,
-    else the verified score of their two texts (minhash's cache)."""
+    else the verified score of their two texts (the verification cache of minhash and simhash)."""
     out = []
     for v in read_verdicts(conn) if verdicts is None else verdicts:
         if v.page_b is None or v.page_a == v.page_b:
