@@ -134,18 +134,7 @@ def candidates() -> dict[str, tuple[str, Callable[[], Callable[[str], str]]]]:
 
         ident = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
-        def pieces(text: str, size: int) -> list[str]:
-            out: list[str] = []
-            start = 0
-            while start < len(text):
-                end = text.find(" ", start + size)
-                end = len(text) if end < 0 else end + 1
-                out.append(text[start:end])
-                start = end
-            if len(out) > 1 and len(out[-1]) < size // 2:
-                last = out.pop()
-                out[-1] += last
-            return out
+        from webdedup.algorithms.language import pieces  # cut as version 2 cut them
 
         def detect(text: str) -> str:
             if len(text.split(None, 5)) < 5:
