@@ -187,7 +187,9 @@ def run_on_db(
 
         def finish(written: WriteBackResult) -> None:  # inside phase 5's last transaction
             ctx.record("write_back", written)
-            counts = count_pages(conn, layout.table)  # what was found, before pruning
+            # what was found, before pruning (the pages as the run's snapshot counted them:
+            # counting the table again would read all of it inside the lock)
+            counts = count_pages(conn, layout.table, pages=ctx.total_pages)
             pruned = 0
             if winners_only:
                 pruned, _ = keep_winners(conn, layout)
