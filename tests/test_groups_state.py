@@ -132,6 +132,8 @@ WHOLE_TABLE = (
     re.compile(r'CREATE\s+INDEX\b[^;]*\bON\s+"?pages"?', re.I),
     re.compile(r'FROM\s+"?pages"?\s+WHERE\s+"?(rowid|id)"?\s+NOT\s+IN', re.I),
     re.compile(r'count\(\*\)\s+FROM\s+"?pages"?\s*\)', re.I),
+    # the run's counts (every annotated page's group): after the commit, not under the lock
+    re.compile(r'count\(\*\)\s+FROM\s+main\._webdedup_groups', re.I),
 )
 
 
@@ -177,6 +179,15 @@ def test_a_batched_run_never_reads_the_whole_table_under_the_lock(tmp_path, firs
     assert result.phases["write_back"]["transactions"] > 3 and locked
     whole = [s for s in locked if any(p.search(s) for p in WHOLE_TABLE)]
     assert whole == []
+    # the counts, taken after the commit, are the run's and its row's all the same
+    assert result.counts["pages"] == result.pages and result.groups > 0
+    row = sqlite3.connect(path).execute(
+        "SELECT groups, url_duplicates, exact_duplicates, near_duplicates FROM _webdedup_runs "
+        "WHERE id = ?", (result.run_id,)
+    ).fetchone()
+    assert row == (result.groups, result.url_duplicates, result.exact_duplicates,
+                   result.near_duplicates)
+    assert result.counts["groups"] == result.groups
     late = sqlite3.connect(path).execute(
         "SELECT id, dup_group FROM pages WHERE url LIKE '%/during'"
     ).fetchone()
