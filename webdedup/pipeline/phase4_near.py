@@ -38,7 +38,7 @@ from ..algorithms.sketch import (
     text_similarity,
 )
 from ..parallel import ordered_map
-from ..store import lenient_text, run_script
+from ..store import lenient_text, run_script, sql
 from ..store.pages import PageInput, fetch_pages, fetch_texts, page_digest, page_sketch_utf8
 from ..store.spool import BandColumns
 from ..store.work import packed_sketches
@@ -64,7 +64,9 @@ def run(ctx: RunContext) -> NearResult:
     conn, spec = ctx.conn, ctx.spec
     run_script(conn, "near_nodes", {"min_words": spec.min_words})
     ctx.record("own", own_content.run(ctx))  # own texts; thin nodes leave the near nodes
-    component = dict(conn.execute("SELECT id, component FROM temp.run_near_nodes"))
+    component: dict[int, int] = {}
+    if spec.method == "levenshtein":  # the window meets every node
+        component = dict(conn.execute("SELECT id, component FROM temp.run_near_nodes"))
     if spec.method == "levenshtein" and ctx.incremental:
         window_result = phase4_window.incremental_run(ctx, component)
         if window_result.pull:  # the region must grow first
@@ -77,6 +79,8 @@ def run(ctx: RunContext) -> NearResult:
         candidates = len(edges)
     else:
         candidates, edges = _banded_run(ctx, spec)
+        # the exact groups of the edges' pages only (a dict of every node: 100 MB a million)
+        component = dict(conn.execute(sql("near_edge_components"), (spec.threshold,) * 2))
 
     def score_of(a: int, b: int) -> float:
         if ctx.config.strip_segments:
