@@ -54,6 +54,10 @@ INTERRUPTED = (
 #: after the first are sized from what the one before took).
 WRITE_RATE = 64 * 2**20
 MIN_BATCH = 16  # rows: the smallest batch, however slow the disk
+#: The share of ``write_lock`` a batch is sized to take, from the time the one before took:
+#: room for a commit that takes longer than the last (a busy disk or machine: at a million
+#: pages on a loaded machine, 0.6 with threefold growth let one batch hold the lock 2.2 s).
+BATCH_AIM = 0.5
 #: Seconds of a pause between two batches: a crawler waiting for the lock gets it then.
 #: SQLite's busy handler (Python's ``timeout``) retries at least every 100 ms; with no pause
 #: the next batch would take the lock again first, and a crawler could wait out its timeout
@@ -431,9 +435,9 @@ def _batches(
     row). ``clear(condition, parameters)``, before each ``write``, gets the batch's key range
     alone (no ``ORDER BY``): the ranges of all batches together cover every key, so a
     table cleared by it a range at a time is cleared whole (at once when there is no row).
-    The batch after a timed one is sized to take about 0.6 ``write_lock`` seconds (room
-    for a slower one), growing at most threefold from one batch to the next (eightfold while
-    batches take under a twentieth of that).
+    The batch after a timed one is sized to take about :data:`BATCH_AIM` ``write_lock``
+    seconds (room for a slower one), growing at most twofold from one batch to the next
+    (eightfold while batches take under a twentieth of that).
     """
     ctx = writer.ctx
     conn, target = ctx.conn, float(ctx.config.write_lock)
@@ -477,8 +481,8 @@ def _batches(
         if upto is None:
             return
         after = tuple(upto)
-        aim = 0.6 * target / max(took.seconds, 1e-6)
-        rows = max(MIN_BATCH, int(rows * min(8.0 if aim > 12 else 3.0, max(0.25, aim))))
+        aim = BATCH_AIM * target / max(took.seconds, 1e-6)
+        rows = max(MIN_BATCH, int(rows * min(8.0 if aim > 12 else 2.0, max(0.25, aim))))
 
 
 @dataclass
