@@ -1,20 +1,15 @@
-"""``scripts/bench_topics.py`` (README, "Topic clusters"): it reads the cluster sizes from the
-report's end, so a 1,000,000-page report is not loaded whole, and they add up to the
+"""``benchmarks/speed/bench_topics.py`` (README, "Topic clusters"): it reads the cluster sizes
+from the report's end, so a 1,000,000-page report is not loaded whole, and they add up to the
 canonical pages."""
 
 from __future__ import annotations
 
 import json
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
-sys.path.insert(0, str(SCRIPTS))
-
-import bench_topics  # noqa: E402
+from benchmarks.speed import bench_topics
 
 
 def test_cluster_sizes_reads_the_last_list_from_the_end(tmp_path):

@@ -224,3 +224,31 @@ def test_the_io_checker_sees_a_function_level_import():
         "tempfile",
         "os",
     }
+
+
+#: The folders beside the package: the measurements, the tests and the scripts users run.
+ROOT = PACKAGE.parent
+OUTSIDE = ("benchmarks", "tests", "scripts", "conftest")
+
+
+def outside_imports(source: str) -> set[str]:
+    """The top-level names of :data:`OUTSIDE` that ``source`` imports, at any level."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(a.name.partition(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.partition(".")[0])
+    return found & set(OUTSIDE)
+
+
+def test_the_package_imports_nothing_of_benchmarks_or_tests():
+    """``benchmarks/`` sits beside ``webdedup/`` and is not in the wheel: the package may not
+    import it (nor the tests)."""
+    found = {
+        f"{module_name(p)}: {sorted(outside_imports(p.read_text(encoding='utf-8')))}"
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if outside_imports(p.read_text(encoding="utf-8"))
+    }
+    assert found == set()
+    assert outside_imports("from benchmarks.corpus import make_corpus\n") == {"benchmarks"}

@@ -1,31 +1,21 @@
-"""Tests of the labelled corpus builder and the evaluator (scripts/make_corpus.py, evaluate.py)."""
+"""Tests of the labelled corpus builder and the evaluator (benchmarks/corpus: make_corpus.py,
+evaluate.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import sqlite3
-import sys
 from collections import defaultdict
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+from benchmarks.corpus import evaluate as evaluate_mod
+from benchmarks.corpus import make_corpus
+
 DATA = Path("/work/shared/data")
 
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"_scripts_{name}", SCRIPTS / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # pickle of the cached pool needs the module importable
-    spec.loader.exec_module(mod)
-    return mod
-
-
-make_corpus = _load("make_corpus")
-evaluate_mod = _load("evaluate")
 
 needs_data = pytest.mark.skipif(not (DATA / "texts.jsonl.gz").exists(),
                                 reason="shared data not available")

@@ -9,7 +9,6 @@ in a child process.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -27,11 +26,11 @@ import pytest
 from click.testing import CliRunner
 from conftest import OUTPUT, ROOT, annotations, dump, real_texts
 
+from benchmarks.corpus import make_corpus
 from webdedup import Config, Deduplicator
 from webdedup.cli import cli
 from webdedup.store.counts import count as count_pages
 
-SCRIPTS = ROOT / "scripts"
 STATE = (
     "_webdedup_prepared",
     "_webdedup_url_keys",
@@ -46,16 +45,6 @@ PAGES = 2_000
 RAY_ENV = {"RAY_AUTH_MODE": "disabled", "DAFT_PROGRESS_BAR": "0", "RAY_USAGE_STATS_ENABLED": "0",
            "DAFT_ANALYTICS_ENABLED": "0", "DO_NOT_TRACK": "1"}
 os.environ.update({k: v for k, v in RAY_ENV.items() if k != "RAY_AUTH_MODE"})
-
-
-def _load_make_corpus() -> Any:
-    path = SCRIPTS / "make_corpus.py"
-    spec = importlib.util.spec_from_file_location("_scripts_make_corpus", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # the cached pool's pickle needs the module importable
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def run(*args: str, code: int = 0) -> Any:
@@ -89,7 +78,7 @@ def last_run_mode(path: Path) -> str:
 def build(tmp: Path, pages: int, seed: int) -> dict[str, Path]:
     """A labelled corpus: untouched, deduplicated by ``webdedup db``, and exported to Parquet."""
     corpus = tmp / "corpus.sqlite"
-    _load_make_corpus().build_corpus(corpus, pages, seed=seed, measure=False)
+    make_corpus.build_corpus(corpus, pages, seed=seed, measure=False)
     sqlite_run = tmp / "sqlite.sqlite"
     shutil.copy(corpus, sqlite_run)
     run("db", sqlite_run, "-q", "--whole-text")

@@ -11,6 +11,7 @@ from click.testing import CliRunner, Result
 from conftest import make_page, real_texts, write_pages
 from test_export import NEAR_URL, VARIANT_1, crawl, page_id  # noqa: F401 - fixture
 
+from benchmarks.corpus import make_corpus
 from webdedup import Deduplicator
 from webdedup.algorithms.text import normalize_text
 from webdedup.cli import cli
@@ -138,26 +139,10 @@ def test_missing_ids(crawl, ref: str):  # noqa: F811
     assert res.exit_code == 3 and "no page" in res.output
 
 
-
-def _load_script(name: str):
-    import importlib.util
-    import sys
-
-    from conftest import ROOT
-
-    spec = importlib.util.spec_from_file_location(
-        f"_explain_{name}", ROOT / "scripts" / f"{name}.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("method", ["minhash", "simhash"])
 def test_explain_score_is_the_stored_edge_score_for_every_edge(tmp_path, method):
     db = tmp_path / "corpus.sqlite"
-    _load_script("make_corpus").build_corpus(str(db), 1000, 11, measure=False)
+    make_corpus.build_corpus(str(db), 1000, 11, measure=False)
     Deduplicator(method=method).run_on_db(db)
     with sqlite3.connect(db) as conn:
         edges = conn.execute("SELECT a, b, score, method FROM _webdedup_edges").fetchall()

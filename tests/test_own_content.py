@@ -10,11 +10,9 @@ text is all navigation are ``thin``.
 from __future__ import annotations
 
 import html
-import importlib.util
 import json
 import shutil
 import sqlite3
-import sys
 from pathlib import Path
 
 import jsonschema
@@ -27,6 +25,7 @@ from test_segments import _op as _seg_op
 from test_segments import _page as _seg_page
 from test_segments import seg_page
 
+from benchmarks.studies import study_real_crawls
 from webdedup import Config, Deduplicator
 from webdedup.ingest import ingest
 from webdedup.output.json_report import write_report
@@ -45,17 +44,6 @@ NAVIGATION_ONLY = (
 )
 LOGGED_IN_ONLY = ("http://www.archive.org/create/1.5.0", "http://www.archive.org/create/Msxml2.XMLHTTP")
 PRESS_RELEASE = "http://www.archive.org/iathreads/post-view.php?id=186011"
-
-
-def _study():
-    spec = importlib.util.spec_from_file_location(
-        "study_real_crawls", ROOT / "scripts" / "study_real_crawls.py"
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["study_real_crawls"] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +75,7 @@ def test_no_near_group_of_the_archive_crawl_joins_different_own_texts(
 ):
     path = _copy(crawl, tmp_path)
     Deduplicator(method=method, threshold=threshold, config=Config()).run_on_db(str(path))
-    study = _study()
+    study = study_real_crawls
     with sqlite3.connect(path) as conn:
         own = study.own_texts(conn)  # the study's own definition, independent of the pipeline
         groups: dict[int, list[int]] = {}

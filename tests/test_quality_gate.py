@@ -1,24 +1,22 @@
 """Quality gate: a fixed labelled corpus whose scores must not fall below pinned minimums.
 
 Lowering a minimum is a visible, deliberate change. The corpus is generated from the real
-texts in ../shared/data by scripts/make_corpus.py (2,000 pages, seed 7); a second one by the
-independent generator scripts/make_corpus_b.py (400 pages, seed 3: other edit models, real
-boilerplate of html/aed pages) and a third, scripts/make_corpus_c.py (600 pages, seed 5:
-written apart from both, OCR confusions, refreshed numbers, another extractor's markup, feed
-excerpts, html/aeb frames, CJK insertions/deletions, and its own hard negatives) keep the
-figures from being tuned to one generator.
+texts in ../shared/data by benchmarks/corpus/make_corpus.py (2,000 pages, seed 7); a second
+one by the independent generator benchmarks/corpus/make_corpus_b.py (400 pages, seed 3: other
+edit models, real boilerplate of html/aed pages) and a third, benchmarks/corpus/make_corpus_c.py
+(600 pages, seed 5: written apart from both, OCR confusions, refreshed numbers, another
+extractor's markup, feed excerpts, html/aeb frames, CJK insertions/deletions, and its own hard
+negatives) keep the figures from being tuned to one generator.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
 
+from benchmarks.corpus import evaluate, make_corpus, make_corpus_b, make_corpus_c
 from webdedup import Config, Deduplicator
 
 MINIMUMS = {  # method: (precision, F1, hard-negative merges allowed)
@@ -28,18 +26,10 @@ MINIMUMS = {  # method: (precision, F1, hard-negative merges allowed)
 }
 
 
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(f"_gate_{name}", ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("gate") / "corpus.sqlite"
-    _script("make_corpus").build_corpus(str(path), 2000, 7)
+    make_corpus.build_corpus(str(path), 2000, 7)
     return path
 
 
@@ -48,7 +38,7 @@ def test_quality_does_not_fall_below_pinned_minimums(corpus, tmp_path, method):
     db = tmp_path / f"{method}.sqlite"
     shutil.copy(corpus, db)
     Deduplicator(method=method, config=Config()).run_on_db(db)
-    result = _script("evaluate").evaluate(str(db))
+    result = evaluate.evaluate(str(db))
     precision, f1, merges = MINIMUMS[method]
     assert result["precision"] >= precision, result
     assert result["f1"] >= f1, result
@@ -65,7 +55,7 @@ def test_quality_does_not_fall_below_pinned_minimums(corpus, tmp_path, method):
 @pytest.fixture(scope="module")
 def corpus_b(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("gate_b") / "corpus_b.sqlite"
-    _script("make_corpus_b").build_corpus(str(path), 400, 3)
+    make_corpus_b.build_corpus(str(path), 400, 3)
     return path
 
 
@@ -75,7 +65,7 @@ def _minhash_meets_the_targets(corpus: Path, tmp_path: Path) -> dict:
     db = tmp_path / f"minhash_{corpus.name}"
     shutil.copy(corpus, db)
     Deduplicator(method="minhash", config=Config()).run_on_db(db)
-    result = _script("evaluate").evaluate(str(db))
+    result = evaluate.evaluate(str(db))
     assert result["precision"] >= 0.995, result
     assert result["f1"] >= 0.985, result
     assert result["hard_negatives"]["false_merges"] == 0, result["hard_negatives"]
@@ -94,7 +84,7 @@ def test_second_generator_quality_does_not_fall_below_pinned_minimums(corpus_b, 
 @pytest.fixture(scope="module")
 def corpus_c(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("gate_c") / "corpus_c.sqlite"
-    _script("make_corpus_c").build_corpus(str(path), 600, 5)
+    make_corpus_c.build_corpus(str(path), 600, 5)
     return path
 
 

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_incremental import check_runs_equal_a_full_run, full_twin, state
 
+from benchmarks.studies import measure_segments
 from webdedup import Deduplicator
 from webdedup.algorithms.segments import page_segments, segment_hash, segment_key, strip_text
 
@@ -183,23 +184,10 @@ def test_segments_command_bad_input(tmp_path):
     assert invoke("segments", str(path), "--min-pages", "1").exit_code == 2
 
 
-def _measure_script():
-    import importlib.util
-    import sys
-
-    path = Path(__file__).resolve().parent.parent / "scripts" / "measure_segments.py"
-    spec = importlib.util.spec_from_file_location("_scripts_measure_segments", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_stripping_real_site_templates_finds_syndicated_copies_and_merges_no_stories(tmp_path):
-    # the real html/aed sites (scripts/measure_segments.py): two different stories in each
-    # site's template must stay apart; one story in two sites' templates should be found
-    measure = _measure_script()
+    # the real html/aed sites (benchmarks/studies/measure_segments.py): two different stories in
+    # each site's template must stay apart; one story in two sites' templates should be found
+    measure = measure_segments
     found = {}
     runs = (
         ("keep", {"own_content": False}),

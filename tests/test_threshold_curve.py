@@ -1,7 +1,8 @@
 """The threshold is a Levenshtein ratio; containment and moved paragraphs are duplicates.
 
-Issue 29: real texts and copies at known Levenshtein ratios (``scripts/make_ratio_pairs.py``)
-run through the real pipeline on SQLite files (``scripts/threshold_curve.py``): at 0.85, 0.9
+Issue 29: real texts and copies at known Levenshtein ratios
+(``benchmarks/corpus/make_ratio_pairs.py``) run through the real pipeline on SQLite files
+(``benchmarks/corpus/threshold_curve.py``): at 0.85, 0.9
 and 0.95 the share of pairs grouped crosses one half within about 0.01 of the threshold, and
 the pairs more than 0.02 away from it are decided as ``ratio >= threshold`` would decide
 them. A truncated or framed copy stays a duplicate; a copy with text inserted in the middle is
@@ -12,17 +13,16 @@ Latin ones are.
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 import random
 import re
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SHARED_DATA, make_page, real_texts, write_pages
+from conftest import SHARED_DATA, make_page, real_texts, write_pages
 from rapidfuzz.distance import Indel
 
+from benchmarks.corpus import make_ratio_pairs, threshold_curve
 from webdedup import Config, Deduplicator
 from webdedup.algorithms.text import normalize_text
 
@@ -31,23 +31,15 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(f"_curve_{name}", ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def pairs_corpus(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("ratio_pairs") / "pairs.sqlite"
-    _script("make_ratio_pairs").build_corpus(str(path), 500, 3)
+    make_ratio_pairs.build_corpus(str(path), 500, 3)
     return path
 
 
 def test_generator_spreads_pairs_over_the_ratios(pairs_corpus):
-    curve = _script("threshold_curve")
+    curve = threshold_curve
     pairs = curve.load_pairs(pairs_corpus)
     assert len(pairs) == 250
     assert {p.kind for p in pairs} == {"scattered", "reworded", "inserted", "dropped", "mixed"}
@@ -64,7 +56,7 @@ def test_the_threshold_is_a_levenshtein_ratio(pairs_corpus, method, threshold):
     # misses left are pairs with dense scattered edits that the LSH does not propose); before,
     # on 600 pairs: crossings 0.900, 0.943, 0.950 and agreements 0.762, 0.693, 0.757.
     # simhash, when it decided on the SimHash distance: 0.797, 0.906, 0.964; 0.749, 0.766, 0.879
-    curve = _script("threshold_curve")
+    curve = threshold_curve
     result = curve.curves(pairs_corpus, [method], [threshold], lsh=False)
     column = result["columns"][f"{method}@{threshold}"]
     assert abs(column["crossing"] - threshold) <= 0.012, column

@@ -3,10 +3,11 @@
 pycld2 (Python bindings of Chromium's Compact Language Detector 2) ships CLD2 and its tables
 compiled in its wheel: nothing is downloaded or loaded at run time, and the same text always
 gets the same answer. It is an optional extra (``pip install "webdedup[lang]"``); without it
-pages get no language and ``--languages`` is refused. ``scripts/compare_language_identifiers.py``
-compares it with py3langid (webdedup's identifier up to ``LANGUAGE_VERSION`` 2), CLD3,
-fastText's small model and whatlang on the real texts of ``../shared/data`` (docs,
-"Language"): as accurate as py3langid there, CJK included, for a small part of its CPU time.
+pages get no language and ``--languages`` is refused.
+``benchmarks/studies/compare_language_identifiers.py`` compares it with py3langid (webdedup's
+identifier up to ``LANGUAGE_VERSION`` 2), CLD3, fastText's small model and whatlang on the
+real texts of ``../shared/data`` (docs, "Language"): as accurate as py3langid there, CJK
+included, for a small part of its CPU time.
 
 CLD2 reads a :func:`sample` of the text, :data:`SAMPLE_CHARS` characters at most: a short
 text whole, cut into up to :data:`MIN_PIECES` pieces; a longer one through its beginning and

@@ -1,6 +1,6 @@
 """Read WARC and ARC files (gzipped or not) into ingest events, surviving bad records.
 
-Records are read with warcio (see ``scripts/bench_ingest.py`` for why warcio and not
+Records are read with warcio (see ``benchmarks/speed/bench_ingest.py`` for why warcio and not
 fastwarc). Each record becomes one event: a :class:`~webdedup.ingest.model.RawPage` for a
 successful HTML response or a revisit of one, a :class:`~webdedup.ingest.model.Skipped` count
 for everything else, or a :class:`~webdedup.ingest.model.Problem` for a bad record (truncated,

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """A second, independent labelled corpus generator (other edit models than make_corpus.py).
 
-    python scripts/make_corpus_b.py OUT.sqlite --pages N --seed S
+    python -m benchmarks.corpus.make_corpus_b OUT.sqlite --pages N --seed S
 
-Same output as ``scripts/make_corpus.py`` (a ``pages`` table and a ``corpus_truth`` table:
-``cluster``, ``kind``, ``original_id``, ``negative_group``), so ``scripts/evaluate.py`` scores
+Same output as ``make_corpus.py`` (a ``pages`` table and a ``corpus_truth`` table:
+``cluster``, ``kind``, ``original_id``, ``negative_group``), so ``evaluate.py`` scores
 it. Nothing of make_corpus.py is reused: the pool is cleaned here with its own rule, the copies
 are made by other edit models, and the boilerplate comes from the real HTML pages.
 
@@ -46,9 +46,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from random import Random
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus_file import main as corpus_main  # noqa: E402
-from corpus_file import write_corpus  # noqa: E402
+from benchmarks.corpus.corpus_file import main as corpus_main
+from benchmarks.corpus.corpus_file import write_corpus
 
 DEFAULT_DATA = Path(os.environ.get("WEBDEDUP_DATA", "/work/shared/data"))
 DERIVED = ("typo_edit", "sentence_edit", "cms_typography", "syndicated_real",

@@ -7,7 +7,7 @@ this checkout (the installed package), one after the other, ``--runs`` times eac
 order swapped every round, and prints each run's wall and CPU seconds (the process and its
 workers) and the medians.
 
-    python scripts/bench_ab.py ~/.cache/webdedup-bench/corpus-20000-seed1-real.sqlite \\
+    python -m benchmarks.speed.bench_ab ~/.cache/webdedup-bench/corpus-20000-seed1-real.sqlite \\
         --base 4e3d441 --runs 5
 
 Each side's compiled kernels are loaded once before the first timed run (numba compiles a
@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WARM = (
     "import webdedup, webdedup.sql; from webdedup.algorithms.text import compiled; "
     "compiled().warm_up(); print('  code:', webdedup.__file__, 'sql:', *webdedup.sql.__path__)"

@@ -1,5 +1,5 @@
 """What every corpus generator shares: the SQLite file it writes (``pages`` with the
-crawler's columns, ``corpus_truth`` with the labels ``scripts/evaluate.py`` reads) and the
+crawler's columns, ``corpus_truth`` with the labels ``evaluate.py`` reads) and the
 command line (``OUT --pages N --seed S --data DIR``)."""
 
 from __future__ import annotations

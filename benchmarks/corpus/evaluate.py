@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Score webdedup's predicted groups against a labelled corpus (scripts/make_corpus.py or
-scripts/make_corpus_b.py), or against a reviewer's labelled pairs.
+"""Score webdedup's predicted groups against a labelled corpus (make_corpus.py or
+make_corpus_b.py), or against a reviewer's labelled pairs.
 
-    python scripts/evaluate.py DB [--run METHOD] [--json]
-    python scripts/evaluate.py DB --labels pairs.jsonl [--run METHOD] [--json]
+    python -m benchmarks.corpus.evaluate DB [--run METHOD] [--json]
+    python -m benchmarks.corpus.evaluate DB --labels pairs.jsonl [--run METHOD] [--json]
 
 With ``--labels`` the truth is the JSON Lines file that ``webdedup calibrate DB --labels
 pairs.jsonl`` writes from the reviewer's verdicts (one pair a line: ``a``, ``b``,
@@ -244,7 +244,7 @@ def format_report(r: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Score webdedup's dup_group against corpus_truth.")
-    ap.add_argument("db", help="an SQLite corpus written by scripts/make_corpus.py")
+    ap.add_argument("db", help="an SQLite corpus written by make_corpus.py")
     ap.add_argument("--run", metavar="METHOD", help="run webdedup with this method first")
     ap.add_argument("--json", action="store_true", help="print JSON")
     ap.add_argument("--strip-segments", action="store_true",

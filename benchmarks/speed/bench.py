@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
 """Speed, memory and disk writes of `webdedup db` on a labelled corpus, beside its peers.
 
-    python scripts/bench.py                      # 20,000 real-length pages, minhash + peers
-    python scripts/bench.py --methods minhash,simhash,levenshtein --no-peers
-    python scripts/bench.py --lengths short      # the old corpus: 4-10 paragraphs a page
-    python scripts/bench.py --pages 1000000 --methods minhash --repeat 1 --growth
-    python scripts/bench.py --pages 200000 --nightly 2000   # full run, then a nightly run
-    python scripts/bench.py --ingest                         # ingest with extraction, 2 cores
+    python -m benchmarks.speed.bench                     # 20,000 real-length pages, minhash + peers
+    python -m benchmarks.speed.bench --methods minhash,simhash,levenshtein --no-peers
+    python -m benchmarks.speed.bench --lengths short      # the old corpus: 4-10 paragraphs a page
+    python -m benchmarks.speed.bench --pages 1000000 --methods minhash --repeat 1 --growth
+    python -m benchmarks.speed.bench --pages 200000 --nightly 2000   # full run, then a nightly run
+    python -m benchmarks.speed.bench --ingest                      # ingest with extraction, 2 cores
 
-The corpus comes from ``scripts/make_corpus.py`` (``--lengths real`` by default: each
+The corpus comes from ``corpus/make_corpus.py`` (``--lengths real`` by default: each
 synthesized page as long as a real text drawn at random, mean about 8.5 KB, a tail beyond
 300 KB) and is built once and kept in ``--cache`` for later runs. Each run is a fresh copy
 of it, run in its own process so that its peak memory, CPU time and the bytes it wrote
 (``/proc/self/io``) can be read; pages/s and MB/s (of page text) are over the run's wall time
-end to end (all phases, write-back included). The peers (``scripts/bench_peers.py``: a plain
+end to end (all phases, write-back included). The peers (``bench_peers.py``: a plain
 rensa and a plain datasketch MinHash-LSH pipeline on word 5-gram shingles, their groups
 written into a ``dup_group`` column of ``pages``, one core each) run on the same corpus in
 the same invocation, interleaved with webdedup's runs, so that the ratios hold however fast
@@ -39,7 +39,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.corpus import make_corpus
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 
@@ -72,18 +74,8 @@ print(json.dumps({"wall": wall, "timings": r.timings, "pages": r.pages, "mode": 
 """
 
 
-def load_make_corpus():
-    spec = importlib.util.spec_from_file_location(
-        "make_corpus", ROOT / "scripts" / "make_corpus.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["make_corpus"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def build_corpus(path: Path, pages: int, seed: int, lengths: str = "real") -> None:
-    load_make_corpus().build_corpus(str(path), pages, seed, measure=False, lengths=lengths)
+    make_corpus.build_corpus(str(path), pages, seed, measure=False, lengths=lengths)
 
 
 def cached_corpus(cache: Path, pages: int, seed: int, lengths: str) -> Path:
@@ -144,7 +136,8 @@ def run_peer(corpus: Path, peer: str, workdir: Path) -> dict:
     db = workdir / f"bench-{peer}.sqlite"
     shutil.copy(corpus, db)
     out = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "bench_peers.py"), peer, str(db)],
+        [sys.executable, "-m", "benchmarks.speed.bench_peers", peer, str(db)],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
@@ -298,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--peers",
         default="rensa,datasketch,floor",
-        help="Peer pipelines run beside webdedup (scripts/bench_peers.py); floor: read the "
+        help="Peer pipelines run beside webdedup (bench_peers.py); floor: read the "
         "texts and annotate every page row, nothing else.",
     )
     parser.add_argument("--no-peers", action="store_true", help="Run webdedup alone.")

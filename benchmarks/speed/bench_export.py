@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Measure ``webdedup export`` on a large annotated database: wall time and peak memory.
 
-    python scripts/bench_export.py [--pages 1000000] [--formats json,csv,html] [--workdir DIR]
+    python -m benchmarks.speed.bench_export [--pages 1000000] [--formats json,csv,html] \
+        [--workdir DIR]
 
 Builds an N-page database that looks as ``webdedup db`` leaves one (the ``pages`` table with
 its annotation columns, ``_webdedup_prepared``, ``_webdedup_edges``, a run row and the config)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Labelled pairs of real texts at known Levenshtein ratios, for the decision curve.
 
-    python scripts/make_ratio_pairs.py OUT.sqlite --pages N --seed S
-    python scripts/threshold_curve.py OUT.sqlite          # the decision curve of each method
+    python -m benchmarks.corpus.make_ratio_pairs OUT.sqlite --pages N --seed S
+    python -m benchmarks.corpus.threshold_curve OUT.sqlite       # the decision curve of each method
 
 Each pair is a real text of ``../shared/data/texts.jsonl.gz`` (the pool of
 ``make_corpus_b.py``: near copies of each other removed; no Chinese/Japanese; 1,000-15,000
@@ -22,7 +22,7 @@ texts (what webdedup compares) is then measured and stored. Kinds of copy:
   mixed       all four, at random
 
 Output: ``pages`` and ``corpus_truth`` as the other generators write them (the copy is in its
-original's cluster: ``scripts/evaluate.py`` scores it too), plus ``pair_ratio`` (``page_id``
+original's cluster: ``evaluate.py`` scores it too), plus ``pair_ratio`` (``page_id``
 of the copy, ``original_id``, ``kind``, ``ratio``). Both pages of a pair are on one host, one
 path apart, so that the ``levenshtein`` method's URL window sees them.
 """
@@ -38,11 +38,10 @@ from random import Random
 
 from rapidfuzz.distance import Indel
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus_file import main as corpus_main  # noqa: E402
-from corpus_file import write_corpus  # noqa: E402
-from make_corpus_b import DEFAULT_DATA, load_pool  # noqa: E402
-from make_corpus_reworded import SYNONYMS  # noqa: E402
+from benchmarks.corpus.corpus_file import main as corpus_main
+from benchmarks.corpus.corpus_file import write_corpus
+from benchmarks.corpus.make_corpus_b import DEFAULT_DATA, load_pool
+from benchmarks.corpus.make_corpus_reworded import SYNONYMS
 
 KINDS = ("scattered", "reworded", "inserted", "dropped", "mixed")
 #: The targets are drawn from this range; the measured ratios spread over about 0.78-0.99.

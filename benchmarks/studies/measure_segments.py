@@ -16,10 +16,10 @@ webdedup (minhash, defaults) without and with ``strip_segments`` and prints, for
 false merges among the same-template pairs, the syndicated pairs found, and the CPU time of
 the run::
 
-    python scripts/measure_segments.py [--min-pages 3] [--json]
+    python -m benchmarks.studies.measure_segments [--min-pages 3] [--json]
 
 ``--cost DB`` measures instead what segments cost on a corpus (e.g. the 20,000 real-length
-pages of ``scripts/bench.py``, ``~/.cache/webdedup-bench/corpus-20000-seed1-real.sqlite``):
+pages of ``speed/bench.py``, ``~/.cache/webdedup-bench/corpus-20000-seed1-real.sqlite``):
 the median CPU time (this process's children: the run and its workers) of full ``webdedup db``
 runs on fresh copies: by default, with ``--count-segments`` and with ``--strip-segments``;
 with ``--baseline SRC`` also of the webdedup source tree SRC (e.g. a checkout from before
@@ -28,8 +28,9 @@ its largest process (the run or one of its workers). Each run is also reported o
 it ends, with its phases. ``--runs`` picks some of the kinds (a 1,000,000-page run takes a
 while)::
 
-    python scripts/measure_segments.py --cost CORPUS.sqlite [--baseline SRC] [--repeat 3]
-    python scripts/measure_segments.py --cost corpus-1000000-seed1-short.sqlite --repeat 1
+    python -m benchmarks.studies.measure_segments --cost CORPUS.sqlite [--baseline SRC] [--repeat 3]
+    python -m benchmarks.studies.measure_segments --cost corpus-1000000-seed1-short.sqlite \
+        --repeat 1
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "fixtures" / "aed-template-texts.jsonl.gz"
 
 

@@ -1,9 +1,9 @@
 """What language detection costs: per page, and in a whole ``webdedup db`` run.
 
-    python scripts/bench_language.py CORPUS.sqlite [--pages 20000] [--repeat 3] [--no-run]
-    python scripts/bench_language.py ~/.cache/webdedup-bench/corpus-20000-seed1-real.sqlite
+    python -m benchmarks.speed.bench_language CORPUS.sqlite [--pages 20000] [--repeat 3] [--no-run]
+    python -m benchmarks.speed.bench_language ~/.cache/webdedup-bench/corpus-20000-seed1-real.sqlite
 
-CORPUS.sqlite is made first when missing (``scripts/make_corpus.py --pages N --seed 1``: the
+CORPUS.sqlite is made first when missing (``corpus/make_corpus.py --pages N --seed 1``: the
 real texts of ../shared/data and pages derived from them); it is only read (each run is on a
 copy). Prints
 
@@ -34,10 +34,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from webdedup.algorithms import language
 
-from webdedup.algorithms import language  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cpu() -> float:
@@ -120,9 +119,9 @@ def main() -> None:
     corpus = Path(args.corpus).expanduser()
     if not corpus.exists():
         subprocess.run(
-            [sys.executable, str(ROOT / "scripts" / "make_corpus.py"), str(corpus),
+            [sys.executable, "-m", "benchmarks.corpus.make_corpus", str(corpus),
              "--pages", str(args.pages), "--seed", "1", "--no-measure"],
-            check=True,
+            check=True, cwd=ROOT,
         )
     if not args.no_alone:
         detect_alone(corpus, args.jobs)

@@ -2,11 +2,11 @@
 """A third labelled corpus generator, written apart from the other two (other edit operations,
 other proportions, other hard negatives).
 
-    python scripts/make_corpus_c.py OUT.sqlite --pages N --seed S
+    python -m benchmarks.corpus.make_corpus_c OUT.sqlite --pages N --seed S
 
-Same output as ``scripts/make_corpus.py`` and ``scripts/make_corpus_b.py`` (a ``pages`` table
+Same output as ``make_corpus.py`` and ``make_corpus_b.py`` (a ``pages`` table
 and a ``corpus_truth`` table: ``cluster``, ``kind``, ``original_id``, ``negative_group``), so
-``scripts/evaluate.py`` scores it.
+``evaluate.py`` scores it.
 
 Originals are real texts of ``texts.jsonl.gz``, 150-3,000 words (the html/aeb ones excluded:
 their pages give the boilerplate below). The pool is cleaned by its own rule: a text whose
@@ -54,9 +54,8 @@ import unicodedata
 from pathlib import Path
 from random import Random
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus_file import main as corpus_main  # noqa: E402
-from corpus_file import write_corpus  # noqa: E402
+from benchmarks.corpus.corpus_file import main as corpus_main
+from benchmarks.corpus.corpus_file import write_corpus
 
 DEFAULT_DATA = Path(os.environ.get("WEBDEDUP_DATA", "/work/shared/data"))
 DERIVED = ("ocr_noise", "number_refresh", "extractor_markup", "paragraph_drop",

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """What ``--method vectors`` costs beside ``minhash``: wall time, CPU time and peak memory.
 
-    python scripts/bench_vectors.py [--pages 20000] [--methods minhash,vectors]
-    python scripts/bench_vectors.py --corpus corpus.sqlite   # an existing make_corpus.py file
-    python scripts/bench_vectors.py --corpus corpus-300000-seed1-short.sqlite --limit 50000 \
-        --progress --timeout 3600
+    python -m benchmarks.speed.bench_vectors [--pages 20000] [--methods minhash,vectors]
+    python -m benchmarks.speed.bench_vectors --corpus corpus.sqlite  # a make_corpus.py file
+    python -m benchmarks.speed.bench_vectors --corpus corpus-300000-seed1-short.sqlite \
+        --limit 50000 --progress --timeout 3600
 
-Builds a labelled corpus with ``scripts/make_corpus.py`` (seed 1) unless one is given, then
+Builds a labelled corpus with ``corpus/make_corpus.py`` (seed 1) unless one is given, then
 runs each method once on a fresh copy in its own process and prints its wall time, its CPU
 time (user + system of the run and its worker processes: on a machine shared with other work
 the wall time grows, the CPU time much less) and its peak resident memory (``peak MiB``: the
@@ -35,7 +35,7 @@ import threading
 import time
 from pathlib import Path
 
-from bench import PEAK_KIB, build_corpus, peak_kib
+from benchmarks.speed.bench import PEAK_KIB, build_corpus, peak_kib
 
 CHILD = PEAK_KIB + """
 import json, resource, sys

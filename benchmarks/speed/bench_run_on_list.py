@@ -3,11 +3,11 @@
 
 ``run_on_list`` runs the same pipeline as ``run_on_db`` on an in-memory SQLite database.
 This prints its wall time (the median of ``--repeat`` runs) for the first ``--pages`` pages
-of a corpus made by ``scripts/make_corpus.py``. Run it with another checkout on
+of a corpus made by ``corpus/make_corpus.py``. Run it with another checkout on
 ``PYTHONPATH`` to compare two versions on the same corpus::
 
-    python scripts/make_corpus.py /tmp/c10k.sqlite --pages 10000 --seed 1 --no-measure
-    python scripts/bench_run_on_list.py /tmp/c10k.sqlite
+    python -m benchmarks.corpus.make_corpus /tmp/c10k.sqlite --pages 10000 --seed 1 --no-measure
+    python -m benchmarks.speed.bench_run_on_list /tmp/c10k.sqlite
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from webdedup import Config, Deduplicator
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("corpus", help="an SQLite corpus from scripts/make_corpus.py")
+    ap.add_argument("corpus", help="an SQLite corpus from corpus/make_corpus.py")
     ap.add_argument("--pages", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()

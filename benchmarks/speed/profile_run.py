@@ -2,7 +2,7 @@
 """Where a one-process `webdedup db` run spends its time: a py-spy sampling profile.
 
     pip install py-spy
-    python scripts/profile_run.py ~/.cache/webdedup-bench/corpus-20000-seed1-real.sqlite
+    python -m benchmarks.speed.profile_run ~/.cache/webdedup-bench/corpus-20000-seed1-real.sqlite
 
 Runs ``Deduplicator(workers=1, config=Config()).run_on_db`` on a copy of the corpus under
 ``py-spy record`` (50 samples a second) and prints the functions with the most samples of

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """A labelled corpus of reworded copies (SYNTHETIC paraphrases), for ``--method vectors``.
 
-    python scripts/make_corpus_reworded.py OUT.sqlite --pages N --seed S
+    python -m benchmarks.corpus.make_corpus_reworded OUT.sqlite --pages N --seed S
 
-Same output as ``scripts/make_corpus.py`` (a ``pages`` table and a ``corpus_truth`` table:
-``cluster``, ``kind``, ``original_id``, ``negative_group``), so ``scripts/evaluate.py`` scores
+Same output as ``make_corpus.py`` (a ``pages`` table and a ``corpus_truth`` table:
+``cluster``, ``kind``, ``original_id``, ``negative_group``), so ``evaluate.py`` scores
 it. The originals are real English texts of ``../shared/data/texts.jsonl.gz`` (the pool of
 ``make_corpus_b.py``: near copies of each other removed), at least 150 words long. The copies
 are machine-made, not written by people: real paraphrases (a journalist rewriting a story)
@@ -31,10 +31,9 @@ from collections import Counter
 from pathlib import Path
 from random import Random
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus_file import main as corpus_main  # noqa: E402
-from corpus_file import write_corpus  # noqa: E402
-from make_corpus_b import DEFAULT_DATA, aed_pages, boilerplate, load_pool  # noqa: E402
+from benchmarks.corpus.corpus_file import main as corpus_main
+from benchmarks.corpus.corpus_file import write_corpus
+from benchmarks.corpus.make_corpus_b import DEFAULT_DATA, aed_pages, boilerplate, load_pool
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
 WORD = re.compile(r"[A-Za-z]+")

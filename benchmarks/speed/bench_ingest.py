@@ -3,7 +3,7 @@ the broken ones (records read and errors raised). Prints the figures.
 
 Usage::
 
-    python scripts/bench_ingest.py [--data /work/shared/data/warc] [--repeat 5]
+    python -m benchmarks.speed.bench_ingest [--data /work/shared/data/warc] [--repeat 5]
 
 fastwarc is optional (``pip install fastwarc``); without it only warcio is measured.
 """

@@ -16,7 +16,7 @@ more) that 3 or more distinct texts of its host carry — computed here, indepen
 webdedup's own pipeline — and two own texts differ when their Levenshtein (Indel) ratio,
 normalized, is under 0.5. The target is no such pair anywhere.
 
-    python scripts/study_real_crawls.py [--methods minhash,simhash,levenshtein]
+    python -m benchmarks.studies.study_real_crawls [--methods minhash,simhash,levenshtein]
         [--thresholds 0.8,0.85,0.9,0.95] [--corpora warc,aeb,aed] [--groups] [--json]
         [--db-flags=--whole-text]
 """
@@ -39,7 +39,7 @@ from rapidfuzz import fuzz
 from webdedup.algorithms.segments import segment_key
 from webdedup.algorithms.text import normalize_text
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data"
 #: A line on this many distinct texts of a host is the host's (the study's own definition).
 HOST_LINE_TEXTS = 3

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """What ``webdedup export --topics K`` costs: wall time and peak memory, with and without.
 
-    python scripts/bench_topics.py [--pages 20000] [--topics 20] [--workdir DIR]
+    python -m benchmarks.speed.bench_topics [--pages 20000] [--topics 20] [--workdir DIR]
 
-Builds an annotated database as ``scripts/bench_export.py`` does (one canonical in every
+Builds an annotated database as ``bench_export.py`` does (one canonical in every
 block of ten pages has three duplicates, six are singletons: 70 % of the pages are
 canonical), with real page texts: the 3,780 texts of ``../shared/data/texts.jsonl.gz`` in
 turn (so a million pages repeat each text about 265 times). Then it runs ``webdedup export
@@ -26,10 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import PEAK_KIB
-from bench_export import build
+from benchmarks.speed.bench import PEAK_KIB
+from benchmarks.speed.bench_export import build
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def add_texts(db: Path, data: Path) -> int:

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Daft's native runner against `webdedup db` on the same labelled corpus (prints figures).
 
-    python scripts/bench_daft.py                              # 100,000 pages
-    python scripts/bench_daft.py --pages 100000 300000        # several sizes: the cost growth
-    python scripts/bench_daft.py --pages 1000000 --steps daft --work /big/disk
+    python -m benchmarks.speed.bench_daft                              # 100,000 pages
+    python -m benchmarks.speed.bench_daft --pages 100000 300000     # several sizes: the cost growth
+    python -m benchmarks.speed.bench_daft --pages 1000000 --steps daft --work /big/disk
 
-For each size: a corpus (scripts/make_corpus.py --lengths short, seed 1, built once and kept in
-``--cache``, shared with scripts/bench.py), then, each in its own process so its CPU time and
+For each size: a corpus (corpus/make_corpus.py --lengths short, seed 1, built once and kept in
+``--cache``, shared with bench.py), then, each in its own process so its CPU time and
 peak memory can be read (max RSS of the process and its children, ``RUSAGE_CHILDREN``):
 `webdedup db` on a copy (a full run), `webdedup export --parquet`, `webdedup daft` (native
 runner, all cores) and `webdedup db --assignments`. Prints wall time, CPU time (user +
@@ -18,7 +18,6 @@ shared machine quote the CPU time: the wall time depends on the load.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import os
@@ -31,7 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.corpus import make_corpus
+
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ("canonical_url", "content_hash", "exact_group_size", "dup_group", "dup_group_size",
           "canonical_id", "is_canonical", "dup_kind", "dup_score")
 
@@ -99,20 +100,15 @@ def measure(*cmd: str) -> dict[str, float]:
 
 def cached_corpus(cache: Path, pages: int) -> Path:
     """The corpus of ``pages`` pages (short lengths, seed 1), built once and kept in ``cache``
-    (the name scripts/bench.py uses, so both share it); runs only ever read copies of it."""
+    (the name bench.py uses, so both share it); runs only ever read copies of it."""
     path = cache / f"corpus-{pages}-seed1-short.sqlite"
     if path.exists():
         return path
     cache.mkdir(parents=True, exist_ok=True)
-    spec = importlib.util.spec_from_file_location("_make_corpus", ROOT / "scripts/make_corpus.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
     t0 = time.perf_counter()
     partial = path.with_suffix(".partial")
     partial.unlink(missing_ok=True)
-    mod.build_corpus(partial, pages, seed=1, measure=False, lengths="short")
+    make_corpus.build_corpus(partial, pages, seed=1, measure=False, lengths="short")
     partial.rename(path)
     print(f"  corpus of {pages:,} pages built in {time.perf_counter() - t0:.0f} s", flush=True)
     return path

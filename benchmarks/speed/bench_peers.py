@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The peers of ``scripts/bench.py``: plain MinHash-LSH pipelines as a user would write them.
+"""The peers of ``bench.py``: plain MinHash-LSH pipelines as a user would write them.
 
-    python scripts/bench_peers.py rensa CORPUS.sqlite
-    python scripts/bench_peers.py datasketch CORPUS.sqlite
-    python scripts/bench_peers.py floor CORPUS.sqlite
+    python -m benchmarks.speed.bench_peers rensa CORPUS.sqlite
+    python -m benchmarks.speed.bench_peers datasketch CORPUS.sqlite
+    python -m benchmarks.speed.bench_peers floor CORPUS.sqlite
 
 Each reads ``pages`` (id, content) from the SQLite file and shingles each text the way the
 near-duplicate tools people compare against do (text-dedup's and datatrove's MinHash
@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from bench import peak_kib  # scripts/ is this script's sys.path[0]
+from benchmarks.speed.bench import peak_kib
 
 NUM_PERM = 128
 THRESHOLD = 0.8

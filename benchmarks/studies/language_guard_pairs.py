@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Which verified near-duplicate edges the language guard would drop, and what they are.
 
-    python scripts/language_guard_pairs.py ANNOTATED.sqlite [--jobs 2] [--show 20]
+    python -m benchmarks.studies.language_guard_pairs ANNOTATED.sqlite [--jobs 2] [--show 20]
 
 ANNOTATED.sqlite is a crawl after a ``webdedup db`` run *without* language detection (the
 default): its ``_webdedup_edges`` then hold every verified edge, none dropped by the guard.
@@ -9,7 +9,7 @@ The script detects the language of both pages of each edge as phase 1 would
 (:func:`webdedup.algorithms.language.page_language` on the page's text: the crawler's own
 ``lang`` column wins) and lists the edges whose pages are surely in different languages
 (:func:`webdedup.algorithms.language.different_languages`: the edges a run with
-``--detect-language`` drops before grouping). For a corpus of ``scripts/make_corpus.py`` it
+``--detect-language`` drops before grouping). For a corpus of ``corpus/make_corpus.py`` it
 also says whether the two pages are one true cluster (``corpus_truth``) and how each was made.
 The database is only read.
 
@@ -24,18 +24,13 @@ import argparse
 import multiprocessing
 import resource
 import sqlite3
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from webdedup.algorithms import language  # noqa: E402
-from webdedup.config import Columns  # noqa: E402
-from webdedup.store.layout import Layout  # noqa: E402
-from webdedup.store.pages import fetch_pages, page_text  # noqa: E402
+from webdedup.algorithms import language
+from webdedup.config import Columns
+from webdedup.store.layout import Layout
+from webdedup.store.pages import fetch_pages, page_text
 
 CHUNK = 2_000
 

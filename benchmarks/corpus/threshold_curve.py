@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """The decision curve of each method: which share of pairs at a known Levenshtein ratio is grouped.
 
-    python scripts/make_ratio_pairs.py pairs.sqlite --pages 1200 --seed 1
-    python scripts/threshold_curve.py pairs.sqlite [--methods minhash,simhash,levenshtein]
+    python -m benchmarks.corpus.make_ratio_pairs pairs.sqlite --pages 1200 --seed 1
+    python -m benchmarks.corpus.threshold_curve pairs.sqlite [--methods minhash,simhash,levenshtein]
         [--thresholds 0.85,0.9,0.95] [--json]
 
 For each method and threshold, webdedup runs (``Deduplicator(method=, threshold=)
-.run_on_db``) on a fresh copy of the pairs corpus (``scripts/make_ratio_pairs.py``: real texts
+.run_on_db``) on a fresh copy of the pairs corpus (``make_ratio_pairs.py``: real texts
 and copies made by edits that neither cut nor frame them, each pair's ratio measured), and a
 pair is *grouped* when both pages get one ``dup_group``. Printed:
 
@@ -186,7 +186,7 @@ def format_report(result: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("db", help="a corpus written by scripts/make_ratio_pairs.py")
+    ap.add_argument("db", help="a corpus written by make_ratio_pairs.py")
     ap.add_argument("--methods", default="minhash,simhash,levenshtein")
     ap.add_argument("--thresholds", default="0.85,0.9,0.95")
     ap.add_argument("--no-lsh", action="store_true", help="leave out the LSH candidate columns")

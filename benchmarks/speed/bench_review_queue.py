@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Time the review queue's SQL at a million pages (docs/review.md quotes these figures).
 
-    python scripts/bench_review_queue.py [--members 1000000] [--verdicts 1000] [--hosts 10000]
+    python -m benchmarks.speed.bench_review_queue [--members 1000000] [--verdicts 1000] \
+        [--hosts 10000]
 
 Synthetic state, not a run: an index of ``--members`` duplicate-group members in groups of
 two (a third of them exact, the rest near with scores from 0.9 to 1.0) as the review app
