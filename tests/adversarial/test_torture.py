@@ -1,10 +1,11 @@
-#!/usr/bin/env python3
-"""Heavy load and unlucky operators, at larger counts than tests/adversarial (prints figures).
+"""Heavy load and unlucky operators, at larger counts than the other tests of tests/adversarial
+(a slow test; prints figures). Its options come from ``$TORTURE``; from the checkout:
 
-    python scripts/torture.py                       # the defaults (~10 min on 2 cores)
-    python scripts/torture.py --kills 40 --writer-runs 20 --pages 200000 --identical 200000
-    python scripts/torture.py --skip-large          # kills and the writer only (~3 min)
-    python scripts/torture.py --lock-only --pages 200000   # the write lock only (~4 min)
+    .venv/bin/python -m pytest -m slow tests/adversarial/test_torture.py   # ~10 min, 2 cores
+    TORTURE="--kills 40 --writer-runs 20 --pages 200000 --identical 200000" \\
+        .venv/bin/python -m pytest -m slow tests/adversarial/test_torture.py
+    TORTURE="--skip-large" ...           # kills and the writer only (~3 min)
+    TORTURE="--lock-only --pages 200000" ...   # the write lock only (~4 min)
 
 1. SIGKILL of ``webdedup db`` (first run, incremental run, ``--prune``), ``webdedup restore``
    and ``webdedup ingest`` at seeded random moments; after each: ``integrity_check`` ok, no
@@ -12,16 +13,22 @@
 2. A crawler process (Python's default 5 s timeout) inserting, updating and deleting pages in
    transactions while ``webdedup db`` runs again and again: its failed transactions, the rows
    it committed that are missing, and whether the last incremental state equals a full run.
-3. A full run on a ``--pages`` corpus (scripts/make_corpus.py), with the crawler writing: how
-   long the run held the write lock (``timings['write_lock']``) and the crawler's failures.
+3. A full run on a ``--pages`` corpus (benchmarks/corpus/make_corpus.py), with the crawler
+   writing: how long the run held the write lock (``timings['write_lock']``) and the
+   crawler's failures.
 4. ``--identical`` pages with one text (one exact group): the run's time.
+
+The test fails when a kill left a problem, a rerun differs from an uninterrupted run, the
+crawler lost a committed row or the last incremental state differs from a full run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import shlex
 import shutil
 import sqlite3
 import subprocess
@@ -30,11 +37,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests" / "adversarial"), str(ROOT / "tests")]
-
-from conftest import SHARED_DATA, crawl_with_duplicates, real_texts, write_pages  # noqa: E402
-from crashkit import (  # noqa: E402
+import pytest
+from conftest import ROOT, SHARED_DATA, crawl_with_duplicates, real_texts, write_pages
+from crashkit import (
     annotations,
     completed_runs,
     crawler_rows,
@@ -191,9 +196,9 @@ def lock_scenario(work: Path, pages: int, corpus: Path | None, write_lock: float
     if corpus is None:
         corpus = work / f"corpus-{pages}.sqlite"
         if not corpus.exists():
-            subprocess.run([sys.executable, str(ROOT / "scripts" / "make_corpus.py"), str(corpus),
+            subprocess.run([sys.executable, "-m", "benchmarks.corpus.make_corpus", str(corpus),
                             "--pages", str(pages), "--no-measure"], check=True,
-                           stdout=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, cwd=ROOT)
     shutil.copy(corpus, path)
     stop = work / "large.stop"
     writer = start_writer(path, "large", stop)
@@ -228,8 +233,19 @@ def identical_scenario(work: Path, count: int) -> dict:
             "elect_exact": result["timings"]["elect_exact"]}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+@pytest.mark.slow
+def test_torture(capsys) -> None:
+    with capsys.disabled():  # the figures are the point: printed without -s
+        figures = torture(shlex.split(os.environ.get("TORTURE", "")))
+    for name, k in figures.get("kills", {}).items():
+        assert k["problems"] == 0 and k["rerun_equal"], (name, k)
+    if "writer" in figures:
+        w = figures["writer"]
+        assert w["rows_lost"] == 0 and w["incremental_equals_full"], w
+
+
+def torture(argv: list[str]) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], prog="TORTURE=")
     ap.add_argument("--kills", type=int, default=10, help="SIGKILLs per scenario (5 scenarios)")
     ap.add_argument("--originals", type=int, default=200,
                     help="real texts in the kill and writer corpora (about 1.7 pages each)")
@@ -244,7 +260,7 @@ def main() -> None:
     ap.add_argument("--lock-only", action="store_true",
                     help="only the write-lock run on --pages (with the crawler writing)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON too")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     figures: dict = {}
     with tempfile.TemporaryDirectory(prefix="webdedup-torture-") as tmp:
         work = Path(tmp)
@@ -254,7 +270,7 @@ def main() -> None:
             say_lock(lock)
             if args.json:
                 print(json.dumps(figures, indent=1))
-            return
+            return figures
         t0 = time.perf_counter()
         scenarios = ("db-first", "db-incremental", "db-prune", "restore", "ingest")
         kills = {name: kill_scenario(work, name, args.kills, args.originals)
@@ -285,7 +301,4 @@ def main() -> None:
                 f"{same['elect_exact']:.2f} s)")
     if args.json:
         print(json.dumps(figures, indent=1))
-
-
-if __name__ == "__main__":
-    main()
+    return figures
