@@ -66,7 +66,7 @@ _REFUSED = re.compile(
 )
 
 #: The codes CLD2 answers with, as ISO 639-1 (else 639-3), sorted, without its test and
-#: script-only labels; a crawler's own column may hold others. ``tests/test_language.py``
+#: script-only labels; a crawler's own column may hold others. ``tests/pipeline/test_language.py``
 #: checks this against pycld2.
 KNOWN_LANGUAGES: tuple[str, ...] = (
     "aa", "ab", "af", "ak", "am", "ar", "as", "ay", "az", "ba", "be", "bg", "bh", "bi", "bn",

@@ -294,8 +294,8 @@ def test_labels_export_as_json_lines_that_evaluate_reads(tmp_path):
     # the evaluation scores a run's groups against the labels: the run at 0.7 put every
     # labelled pair in one group, so it gets every duplicate and every rejected pair wrong
     res = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "evaluate.py"), str(db), "--labels",
-         str(labels), "--json"], capture_output=True, text=True, check=False, timeout=120)
+        [sys.executable, "-m", "benchmarks.corpus.evaluate", str(db), "--labels",
+         str(labels), "--json"], capture_output=True, text=True, check=False, timeout=120, cwd=ROOT)
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)
     accepted = sum(1 for k, _, _ in given if k == "duplicate")

@@ -20,13 +20,12 @@ from typing import Any
 import jsonschema
 import pytest
 from click.testing import CliRunner, Result
-from conftest import crawl_with_duplicates, dump, make_page, real_texts, write_pages
+from conftest import ROOT, crawl_with_duplicates, dump, make_page, real_texts, write_pages
 
 from webdedup import Deduplicator
 from webdedup.cli import cli
 from webdedup.output import CSV_COLUMNS, ExportFilters, export, neutralize, word_diff
 
-ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
 
 SCRIPT_TITLE = "<script>alert(1)</script>"
@@ -328,9 +327,9 @@ def test_word_diff_marks_and_escapes():
 @pytest.mark.slow
 def test_bench_export_small_run_stays_small(tmp_path):
     res = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "bench_export.py"), "--pages", "20000",
+        [sys.executable, "-m", "benchmarks.speed.bench_export", "--pages", "20000",
          "--workdir", str(tmp_path), "--json-out"],
-        capture_output=True, text=True, timeout=120, check=True,
+        capture_output=True, text=True, timeout=120, check=True, cwd=ROOT,
     )
     figures = json.loads(res.stdout.strip().splitlines()[-1])
     assert figures["pages"] == 20000 and figures["peak_rss_mb"] < 500

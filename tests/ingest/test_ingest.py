@@ -244,7 +244,7 @@ def test_columns_default_is_pages() -> None:
 
 
 def test_sample_fixture_matches_its_jsonl(tmp_path: Path) -> None:
-    fixtures = Path(__file__).parent.parent / "fixtures"
+    fixtures = FIXTURES
     db = tmp_path / "sample.sqlite"
     report = ingest(db, [fixtures / "sample-crawl.warc.gz"], workers=2)
     expected = [json.loads(x) for x in gzip.open(fixtures / "sample-crawl.jsonl.gz")]

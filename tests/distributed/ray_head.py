@@ -1,4 +1,4 @@
-"""A local Ray cluster for tests/test_daft.py: 2 CPUs on this machine, no dashboard.
+"""A local Ray cluster for tests/distributed/test_daft.py: 2 CPUs on this machine, no dashboard.
 
 Prints the head's address on its first line, then keeps the cluster up until its standard
 input closes, and shuts it down.

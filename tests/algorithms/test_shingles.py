@@ -2,11 +2,10 @@
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import normalized_texts
+from conftest import ROOT, normalized_texts
 
 from webdedup.algorithms.shingles import jaccard, shingle_hashes, shingle_set
 from webdedup.algorithms.text import tokens
@@ -63,7 +62,7 @@ def test_deterministic_across_processes():
         "from webdedup.algorithms.shingles import shingle_hashes;"
         "print(shingle_hashes('grüße aus köln und bonn heute', 3).tolist())"
     )
-    env_root = str(Path(__file__).resolve().parents[1])
+    env_root = str(ROOT)
     values = set()
     for seed in ("1", "2"):
         out = subprocess.run(

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import jsonschema
 import pytest
 from click.testing import CliRunner, Result
-from conftest import SHARED_DATA, make_page, write_pages
+from conftest import ROOT, SHARED_DATA, make_page, write_pages
 
 from webdedup import Deduplicator
 from webdedup.algorithms import language
@@ -23,7 +23,6 @@ from webdedup.cli import cli
 from webdedup.config import Config
 from webdedup.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
 WARC = SHARED_DATA / "warc"
 #: Country-code domains whose sites write one language (the label is the site's, not ours).
