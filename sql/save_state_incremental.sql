@@ -9,3 +9,5 @@ SELECT url_key, id, component, length FROM temp.run_lev_nodes ORDER BY url_key, 
 INSERT OR IGNORE INTO main._webdedup_verified SELECT * FROM temp.run_verified;
 DELETE FROM main._webdedup_thin WHERE id IN (SELECT id FROM temp.run_region);
 INSERT INTO main._webdedup_thin SELECT * FROM temp.run_thin;
+DELETE FROM main._webdedup_groups WHERE id IN (SELECT id FROM temp.run_region);
+INSERT OR REPLACE INTO main._webdedup_groups SELECT * FROM temp.run_groups;

@@ -19,6 +19,13 @@ LEFT JOIN (SELECT content_hash, COUNT(*) AS exact_group_size
            FROM temp.run_prepared WHERE ignored IS NULL GROUP BY content_hash) AS x
        ON x.content_hash = p.content_hash AND p.ignored IS NULL
 ORDER BY a.id;
+-- Each page's group, kind and canonical flag (main._webdedup_groups), in rowid order.
+DROP TABLE IF EXISTS temp.run_groups;
+CREATE TEMP TABLE run_groups (
+    id INTEGER PRIMARY KEY, dup_group INTEGER, dup_kind TEXT, is_canonical INTEGER
+);
+INSERT INTO temp.run_groups
+SELECT id, dup_group, dup_kind, is_canonical FROM temp.run_write ORDER BY id;
 -- The state's lookup tables (main._webdedup_url_keys, main._webdedup_content_hashes) as this
 -- run leaves them for its pages, in key order: phase 5 copies them in that order.
 DROP TABLE IF EXISTS temp.run_url_keys;

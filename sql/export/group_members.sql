@@ -1,6 +1,7 @@
 -- The members of up to two duplicate groups, with what links them without an edge.
 -- {content_hash}: webdedup's hash of p's text (see Source.sql).
 SELECT p.{rowid} AS id, p.dup_group, p.canonical_url, {content_hash} AS content_hash
-FROM {pages} AS p
-WHERE p.dup_group IN (:group_a, :group_b)
+FROM main._webdedup_groups AS a
+JOIN {pages} AS p ON p.{rowid} = a.id
+WHERE a.dup_group IN (:group_a, :group_b)
 ORDER BY p.{rowid};

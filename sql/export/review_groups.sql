@@ -9,7 +9,7 @@ WITH top AS (
     FROM {groups} AS g
     WHERE (:min_size IS NULL OR g.size >= :min_size)
       AND (:kinds IS NULL OR g.dup_group IN (
-            SELECT k.dup_group FROM {pages} AS k
+            SELECT k.dup_group FROM main._webdedup_groups AS k
             WHERE k.dup_kind IN (SELECT value FROM json_each(:kinds))))
     ORDER BY g.size DESC, g.dup_group
     LIMIT :max_groups
@@ -30,14 +30,15 @@ SELECT p.dup_group     AS dup_group,
        {lang}          AS lang,
        {text}          AS text,
        {html}          AS html
-FROM {pages} AS p
+FROM main._webdedup_groups AS a
+JOIN {pages} AS p ON p.{rowid} = a.id
 LEFT JOIN main._webdedup_prepared AS pr ON pr.id = p.{rowid}
 LEFT JOIN main._webdedup_edges AS e
        ON e.a = min(p.{rowid}, p.canonical_id) AND e.b = max(p.{rowid}, p.canonical_id)
 -- one pass over the pages, each looked up among the top groups (an IN list has an index;
 -- a join to top was planned as one pass over the pages a group); size and kind are looked
 -- up for the rows kept only
-WHERE p.dup_group IN (SELECT dup_group FROM top)
+WHERE a.dup_group IN (SELECT dup_group FROM top)
   AND (:kinds IS NULL
        OR p.is_canonical = 1
        OR p.dup_kind IN (SELECT value FROM json_each(:kinds)))

@@ -1,6 +1,6 @@
 -- The review app's index of the duplicate groups (2+ pages), in its own TEMP table: the
--- output columns sit past each page's text and have no index by group, so the app reads them
--- once a run (not once a request). {title}, {lang} are quoted columns of p or NULL.
+-- output columns sit past each page's text, so the app reads them once a run (not once a
+-- request), the members found by _webdedup_groups' index on dup_group. {title}, {lang} are quoted columns of p or NULL.
 DROP TABLE IF EXISTS temp.review_members;
 CREATE TEMP TABLE review_members (
     id INTEGER PRIMARY KEY, dup_group INTEGER NOT NULL, size INTEGER NOT NULL,
@@ -10,10 +10,11 @@ CREATE TEMP TABLE review_members (
 INSERT INTO temp.review_members
 SELECT p.{rowid}, p.dup_group, p.dup_group_size, p.is_canonical, p.dup_kind, p.dup_score,
        p.{url}, {title}, w.host, {lang}
-FROM {pages} AS p
+FROM main._webdedup_groups AS a
+JOIN {pages} AS p ON p.{rowid} = a.id
 LEFT JOIN main._webdedup_prepared AS w ON w.id = p.{rowid}
 -- {groups} is sql/group_kinds.sql: the one definition of a group (webdedup/store/counts.py)
-WHERE p.dup_group IN (SELECT dup_group FROM {groups});
+WHERE a.dup_group IN (SELECT dup_group FROM {groups});
 CREATE INDEX temp.review_members_group ON review_members(dup_group);
 DROP TABLE IF EXISTS temp.review_groups;
 CREATE TEMP TABLE review_groups (

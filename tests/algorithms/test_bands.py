@@ -216,3 +216,27 @@ def test_component_labels_of_a_long_shuffled_chain_take_few_rounds():
 
 def test_component_order_of_nothing():
     assert component_order(np.empty(0, np.int64), np.empty(0, np.int64)).tolist() == []
+
+
+def test_band_keys_on_disk_give_the_same_pairs_as_the_matrix():
+    """Phase 4 of minhash keeps the band keys on disk a band at a time (BandColumns): the
+    pairs, each once and in the same order, are those of the whole matrix in memory."""
+    from webdedup.store.spool import BandColumns
+
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 40, size=(3000, 9), dtype=np.uint32)  # many collisions
+    groups = rng.integers(0, 2500, size=3000)
+    columns = BandColumns(9, np.uint32)
+    try:
+        for start in range(0, 3000, 700):  # appended a block at a time, as phase 4 reads them
+            columns.append(keys[start : start + 700])
+        assert columns.rows == 3000
+        for g in (None, groups):
+            lo, hi = candidate_pairs(keys, g)
+            lo2, hi2 = candidate_pairs(columns, g)
+            assert len(lo) > 10_000
+            assert lo.tolist() == lo2.tolist() and hi.tolist() == hi2.tolist()
+            by_band = [(a.tolist(), b.tolist()) for a, b in pairs_by_band(keys, g)]
+            assert by_band == [(a.tolist(), b.tolist()) for a, b in pairs_by_band(columns, g)]
+    finally:
+        columns.close()

@@ -18,12 +18,21 @@ row of keys (its sketch).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Protocol
 
 import numpy as np
 
 
+class Columns(Protocol):
+    """Band keys a column at a time: ``columns[j]`` is band ``j``'s key of every row (1-D)."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, j: int) -> np.ndarray: ...
+
+
 def candidate_pairs(
-    keys: np.ndarray, groups: np.ndarray | None = None
+    keys: np.ndarray | Columns, groups: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The distinct row pairs ``(lo, hi)``, ``lo < hi``, that share a key in some column,
     sorted; with ``groups`` (one value a row) only pairs of rows in different groups.
@@ -40,7 +49,8 @@ def candidate_pairs(
     >>> list(zip(lo.tolist(), hi.tolist()))
     [(1, 2)]
     """
-    n = np.uint64(max(len(keys), 1))
+    rows = len(keys) if isinstance(keys, np.ndarray) else (len(keys[0]) if len(keys) else 0)
+    n = np.uint64(max(rows, 1))
     codes = [
         lo.astype(np.uint64) * n + hi.astype(np.uint64) for lo, hi in pairs_by_band(keys, groups)
     ]
@@ -49,26 +59,42 @@ def candidate_pairs(
 
 
 def pairs_by_band(
-    keys: np.ndarray, groups: np.ndarray | None = None
+    keys: np.ndarray | Columns, groups: np.ndarray | None = None
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """:func:`candidate_pairs` a column at a time, each pair once: in the first column where
     its rows share a key (unsorted). Memory: one column's pairs.
 
+    ``keys``: a 2-D array (one row of band keys a page), or a sequence of its columns (1-D,
+    one a band, read one at a time: such as :class:`~webdedup.store.spool.BandColumns`,
+    which keeps them on disk).
+
     >>> k = np.array([[1, 7], [1, 7], [2, 8], [3, 8]], dtype=np.uint32)
     >>> [(lo.tolist(), hi.tolist()) for lo, hi in pairs_by_band(k)]
     [([0], [1]), ([2], [3])]
+    >>> [(lo.tolist(), hi.tolist()) for lo, hi in pairs_by_band([k[:, 0], k[:, 1]])]
+    [([0], [1]), ([2], [3])]
     """
-    keys = np.asarray(keys)
-    if keys.ndim != 2:
+    matrix = np.asarray(keys) if isinstance(keys, np.ndarray) else None
+    if matrix is not None and matrix.ndim != 2:
         raise ValueError("keys must be a 2-D array: one row of band keys a page")
-    for j in range(keys.shape[1]):
-        a, b = _equal_runs(keys[:, j])
+    bands = matrix.shape[1] if matrix is not None else len(keys)
+    for j in range(bands):
+        column = matrix[:, j] if matrix is not None else np.asarray(keys[j])
+        a, b = _equal_runs(column)
+        del column
         lo, hi = np.minimum(a, b), np.maximum(a, b)
         keep = np.ones(len(lo), dtype=bool)
         if groups is not None:
             keep &= groups[lo] != groups[hi]
-        if j:  # met in an earlier column: already given
-            keep &= (keys[lo, :j] != keys[hi, :j]).all(axis=1)
+        if j and matrix is not None:  # met in an earlier column: already given
+            keep &= (matrix[lo, :j] != matrix[hi, :j]).all(axis=1)
+        elif j:
+            for earlier in range(j):
+                if not keep.any():
+                    break
+                past = keys[earlier]
+                keep &= past[lo] != past[hi]
+                del past
         if keep.any():
             yield lo[keep], hi[keep]
 

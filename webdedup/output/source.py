@@ -36,7 +36,7 @@ from ..store import (
 from ..store.counts import count as count_pages
 from ..store.counts import groups_subquery
 from ..store.layout import Layout, crawler_columns
-from ..store.schema import OUTPUT_COLUMNS, RESULT_TABLES
+from ..store.schema import GROUPS_TABLE, OUTPUT_COLUMNS, RESULT_TABLES
 from ..store.state import stored_columns, stored_config
 
 #: The ways a page can join a duplicate group, as the ``--kind`` filter accepts them.
@@ -160,7 +160,7 @@ class Source:
             "title_b": self.column("pb", self.title),
             "text": self.layout.text("p") if self.content else "NULL",
             "html": self.text_fallback_html("p"),
-            "groups": groups_subquery(quote(self.table)),
+            "groups": groups_subquery(),
             "lang": "pr.lang" if self.has_lang else "NULL",
             "content_hash": self.content_hash_sql("p"),
         }
@@ -198,7 +198,9 @@ def read_layout(conn: sqlite3.Connection, where: str = "the database") -> Source
         else ("run 'webdedup db' on it first")
     )
     version = schema_version(conn)
-    if 0 < version < INCREMENTAL_SCHEMA:
+    if 0 < version < INCREMENTAL_SCHEMA or (
+        version and not table_exists(conn, GROUPS_TABLE) and table_exists(conn, "_webdedup_runs")
+    ):
         raise NotAnnotated(
             f"{where} was annotated by an older webdedup (state schema {version}); run "
             f"'webdedup db {where}' once to upgrade it (one full run), then export"

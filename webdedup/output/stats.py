@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import InputError
 from ..store import connect, quote, schema_version, sql, table_exists
 from ..store.counts import KINDS, Counts, count, groups_subquery
-from ..store.schema import STATE_TABLES
+from ..store.schema import GROUPS_TABLE, STATE_TABLES
 from ..store.state import stored_columns
 from ..words import plural
 
@@ -68,13 +68,18 @@ def collect_stats(db: str | Path | sqlite3.Connection, runs: int = 5) -> Stats:
     try:
         if schema_version(conn) == 0 or not table_exists(conn, "_webdedup_runs"):
             raise InputError("no webdedup run on this database yet: run 'webdedup db DB' first")
+        if not table_exists(conn, GROUPS_TABLE):
+            raise InputError(
+                f"this database was annotated by an older webdedup (state schema "
+                f"{schema_version(conn)}): run 'webdedup db DB' once to upgrade it"
+            )
         table = stored_columns(conn).get("table", "pages")
         pages = quote(table)
         kinds = dict(conn.execute(sql("stats/kinds", pages=pages)).fetchall())
         found = count(conn, table)
         sizes = [
             tuple(r)
-            for r in conn.execute(sql("stats/group_sizes", groups=groups_subquery(pages)))
+            for r in conn.execute(sql("stats/group_sizes", groups=groups_subquery()))
         ]
         cols = (
             "id",

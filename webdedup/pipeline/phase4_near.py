@@ -40,6 +40,7 @@ from ..algorithms.sketch import (
 from ..parallel import ordered_map
 from ..store import lenient_text, run_script
 from ..store.pages import PageInput, fetch_pages, fetch_texts, page_digest, page_sketch_utf8
+from ..store.spool import BandColumns
 from ..store.work import packed_sketches
 from . import language_guard, own_content, phase4_window, segments
 from .context import NearResult, RunContext
@@ -210,10 +211,14 @@ def _candidates(ctx: RunContext, spec: NearSpec) -> tuple[np.ndarray, np.ndarray
     """The candidate pairs as two arrays of page ids: nodes of different exact groups that
     share a band key; for ``simhash``, also with SimHashes within ``spec.candidate_distance``."""
     nodes = _sketched_nodes(ctx.conn, spec)
-    if spec.method == "simhash":
-        return _simhash_candidates(ctx, spec, nodes)
-    lo, hi = candidate_pairs(nodes.keys, nodes.components)
-    return nodes.ids[lo], nodes.ids[hi]
+    try:
+        if spec.method == "simhash":
+            return _simhash_candidates(ctx, spec, nodes)
+        lo, hi = candidate_pairs(nodes.keys, nodes.components)
+        return nodes.ids[lo], nodes.ids[hi]
+    finally:
+        if isinstance(nodes.keys, BandColumns):
+            nodes.keys.close()
 
 
 def _verify_pages(ctx: RunContext, ids: set[int]) -> dict[int, PageInput]:
@@ -245,7 +250,9 @@ class _Nodes:
 
     ids: np.ndarray  # int64 page ids, ascending
     components: np.ndarray  # int64: the exact group of each
-    keys: np.ndarray  # (nodes, bands): their band keys (sketch.band_matrix)
+    #: their band keys (sketch.band_matrix): (nodes, bands) in memory for ``simhash`` (a few
+    #: bands); for ``minhash`` (37) on disk a band at a time
+    keys: np.ndarray | BandColumns
     hashes: np.ndarray  # simhash: the SimHashes (uint64); empty for minhash
 
 
@@ -255,20 +262,32 @@ def _sketched_nodes(conn: sqlite3.Connection, spec: NearSpec) -> _Nodes:
     ids: list[np.ndarray] = []
     components: list[np.ndarray] = []
     keys: list[np.ndarray] = []
+    spilled = BandColumns(spec.bands, np.uint32) if spec.method == "minhash" else None
     hashes: list[np.ndarray] = []
-    for chunk in packed_sketches(conn, "near_sketches", sketch_width(spec)):
-        ids.append(chunk.ids)
-        components.append(chunk.columns[0])
-        keys.append(packed_band_matrix(spec, chunk.packed))
-        if spec.method == "simhash":
-            hashes.append(simhashes([chunk.packed]))
+    try:
+        for chunk in packed_sketches(conn, "near_sketches", sketch_width(spec)):
+            ids.append(chunk.ids)
+            components.append(chunk.columns[0])
+            block = packed_band_matrix(spec, chunk.packed)
+            if spilled is not None:
+                spilled.append(block)
+            else:
+                keys.append(block)
+            if spec.method == "simhash":
+                hashes.append(simhashes([chunk.packed]))
+    except BaseException:
+        if spilled is not None:
+            spilled.close()
+        raise
     if not ids:
+        if spilled is not None:
+            spilled.close()
         empty = np.empty(0, np.int64)
         return _Nodes(empty, empty, np.empty((0, 1), np.int64), np.empty(0, np.uint64))
     return _Nodes(
         np.concatenate(ids),
         np.concatenate(components),
-        np.concatenate(keys),
+        spilled if spilled is not None else np.concatenate(keys),
         np.concatenate(hashes) if hashes else np.empty(0, np.uint64),
     )
 

@@ -84,6 +84,7 @@ STATE = (
     StateCopy("_webdedup_nodes", "run_lev_nodes", ("id",), same_columns=False),
     StateCopy("_webdedup_verified", "run_verified", ("hash_a", "hash_b")),
     StateCopy("_webdedup_thin", "run_thin", ("id",)),
+    StateCopy("_webdedup_groups", "run_groups", ("id",)),
 )
 #: The repeated segments' state, replaced by a full run that counted them (``segments``).
 SEGMENT_STATE = (
@@ -254,19 +255,24 @@ def _write_ahead(writer: _Writer) -> int:
         record_crawler_columns(conn, layout.table, list(ctx.crawler_columns))
         set_meta(conn, MISSED, INTERRUPTED)
     if plan.mode == "full":
-        with spacer.transaction():  # the triggers track every change from here: queue the rest
+        with spacer.transaction():  # the triggers track every change from here
             _check(writer)
-            writer.missed_changes = not plan.tracked and writer.changed_since()
+            changed = writer.changed_since()
+            writer.missed_changes = not plan.tracked and changed
             install_triggers(conn, layout)
-            run_script(conn, "queue_unseen", pages=quote(layout.table), rowid=quote(layout.rowid))
+        if changed:  # rows added since the snapshot, before the triggers: queued (found unlocked)
+            _queue_unseen(writer, spacer)
         for copy in STATE + (SEGMENT_STATE if segments.counted(ctx) else ()):
             columns = ", ".join(quote(c) for c in table_columns(conn, copy.main))
             insert = (
                 f"INSERT INTO main.{quote(copy.main)} ({columns}) SELECT {columns} "
                 f"FROM temp.{quote(copy.temp)} WHERE "
             )
-            empty = partial(conn.execute, f"DELETE FROM main.{quote(copy.main)}")
-            _batches(writer, copy.temp, copy.key, spacer, partial(_execute, conn, insert), empty)
+            # the stored rows go a key range at a time, each with the new rows of its range
+            clear = partial(_execute, conn, f"DELETE FROM main.{quote(copy.main)} WHERE ")
+            _batches(
+                writer, copy.temp, copy.key, spacer, partial(_execute, conn, insert), clear=clear
+            )
     else:  # the bulk of the region's state (save_region_incremental.sql), old rows out first
         for main, temp, old, key in _REGION_KEYS:
             cols = ", ".join(key)
@@ -315,8 +321,8 @@ def _write_last(writer: _Writer, ahead: int | None) -> WriteBackResult:
         for copy in STATE:
             _copy_whole(conn, copy)
         install_triggers(conn, layout)
-        # rows inserted after this run's snapshot, maybe before the triggers existed
-        run_script(conn, "queue_unseen", pages=quote(layout.table), rowid=quote(layout.rowid))
+        if writer.changed_since():  # rows inserted after this run's snapshot, before the triggers
+            run_script(conn, "queue_unseen", pages=quote(layout.table), rowid=quote(layout.rowid))
     if ahead is None or plan.mode == "incremental":  # (a batched full run: write_ahead)
         segments.save(ctx)
     conn.execute("DELETE FROM _webdedup_changes WHERE seq <= ?", (plan.max_seq,))
@@ -330,6 +336,22 @@ def _write_last(writer: _Writer, ahead: int | None) -> WriteBackResult:
     elif plan.mode == "full" or ahead is not None:  # ahead: the mark write_ahead left
         conn.execute("DELETE FROM _webdedup_meta WHERE key = ?", (MISSED,))
     return WriteBackResult(written=written)
+
+
+def _queue_unseen(writer: _Writer, spacer: _Spacer) -> None:
+    """Queue the rows added since the run's snapshot, before the triggers existed (a batched
+    full run, after the triggers' transaction): found without the lock (a pass over the
+    table's rowids, long on a big table), then queued in one short transaction. A row found
+    that the triggers queued too is queued twice: a run reads the queue's distinct ids."""
+    ctx = writer.ctx
+    conn, layout = ctx.conn, ctx.layout
+    run_script(conn, "unseen_find", pages=quote(layout.table), rowid=quote(layout.rowid))
+    with spacer.transaction():
+        _check(writer)
+        conn.execute(
+            "INSERT INTO _webdedup_changes (id, op) SELECT id, 'insert' FROM temp.run_unseen"
+        )
+    conn.execute("DROP TABLE temp.run_unseen")
 
 
 def _claim(writer: _Writer) -> None:
@@ -398,6 +420,7 @@ def _batches(
     spacer: _Spacer,
     write: Callable[[str, dict[str, object]], object],
     first: Callable[[], object] | None = None,
+    clear: Callable[[str, dict[str, object]], object] | None = None,
 ) -> None:
     """Walk ``temp.<temp>`` in ``key`` order a batch at a time, each batch written by
     ``write(condition, parameters)`` inside its own timed write transaction (``spacer``).
@@ -405,7 +428,10 @@ def _batches(
     The parameters also carry the batch's bounds as ``:lo`` and ``:hi`` (both inclusive) when
     ``key`` is one integer (the ``write_back`` statement's form).
     ``first()`` runs in the first batch's transaction (in one of its own when there is no
-    row). The batch after a timed one is sized to take about 0.6 ``write_lock`` seconds (room
+    row). ``clear(condition, parameters)``, before each ``write``, gets the batch's key range
+    alone (no ``ORDER BY``): the ranges of all batches together cover every key, so a
+    table cleared by it a range at a time is cleared whole (at once when there is no row).
+    The batch after a timed one is sized to take about 0.6 ``write_lock`` seconds (room
     for a slower one), growing at most threefold from one batch to the next (eightfold while
     batches take under a twentieth of that).
     """
@@ -416,10 +442,13 @@ def _batches(
     ends = ", ".join(f":{n}" for n in _names("b", key))
     source = f"temp.{quote(temp)}"
     if conn.execute(f"SELECT 1 FROM {source} LIMIT 1").fetchone() is None:
-        if first is not None:
+        if first is not None or clear is not None:
             with spacer.transaction():
                 _check(writer)
-                first()
+                if first is not None:
+                    first()
+                if clear is not None:
+                    clear("1", {})
         return
     after: tuple[object, ...] | None = None
     # the first batch as if its rows were page rows, at WRITE_RATE; then as measured
@@ -442,6 +471,8 @@ def _batches(
             _check(writer)
             if first is not None and after is None:
                 first()
+            if clear is not None:
+                clear(f"{lower} AND {upper}", params)
             write(f"{lower} AND {upper} ORDER BY {cols}", params)
         if upto is None:
             return

@@ -30,7 +30,7 @@ from ..store import (
     use_wal,
 )
 from ..store.layout import Layout, refuse_own_table, rowid_alias
-from ..store.schema import PRUNED_TABLE
+from ..store.schema import GROUPS_TABLE, PRUNED_TABLE
 from ..store.state import stored_columns
 from ..words import plural
 
@@ -110,6 +110,11 @@ def prune(conn: sqlite3.Connection, table: str, where: str = "is_canonical = 0")
         f"INSERT INTO {quote(PRUNED_TABLE)} (_rowid, _pruned_at, {col_list}) "
         f"SELECT {rowid}, datetime('now'), {col_list} FROM {quote(table)} WHERE {where}"
     )
+    if table_exists(conn, GROUPS_TABLE):  # pruned pages leave the counts and group lists
+        conn.execute(
+            f"DELETE FROM {GROUPS_TABLE} WHERE id IN "
+            f"(SELECT {rowid} FROM {quote(table)} WHERE {where})"
+        )
     cur = conn.execute(f"DELETE FROM {quote(table)} WHERE {where}")
     return cur.rowcount
 
@@ -289,6 +294,7 @@ def restore(conn: sqlite3.Connection, table: str, notes: list[str] | None = None
             f"back (DELETE FROM {PRUNED_TABLE} WHERE _rowid IN ({ids})), then run restore "
             "again"
         )
+    _regroup(conn, table, alias)
     conn.execute(f"DELETE FROM {quote(PRUNED_TABLE)}")
     if renumbered and notes is not None:
         notes.append(
@@ -297,6 +303,21 @@ def restore(conn: sqlite3.Connection, table: str, notes: list[str] | None = None
             "and another row holds the old one"
         )
     return restored
+
+
+def _regroup(conn: sqlite3.Connection, table: str, alias: str) -> None:
+    """The restored pages' groups back into ``_webdedup_groups`` (those back under their own
+    ids: one that went back under a new rowid counts as not annotated until the next run)."""
+    names = set(table_columns(conn, table))
+    if not table_exists(conn, GROUPS_TABLE) or not {"dup_group", "dup_kind"} <= names:
+        return
+    rowid = quote(alias)
+    conn.execute(
+        f"INSERT OR REPLACE INTO {GROUPS_TABLE} (id, dup_group, dup_kind, is_canonical) "
+        f"SELECT p.{rowid}, p.dup_group, p.dup_kind, p.is_canonical FROM {quote(table)} AS p "
+        f"WHERE p.{rowid} IN (SELECT _rowid FROM {quote(PRUNED_TABLE)}) "
+        "AND (p.dup_group IS NOT NULL OR p.dup_kind IS NOT NULL)"
+    )
 
 
 #: Conflicts a refused ``restore`` lists one by one (the rest are counted).

@@ -41,7 +41,7 @@ from ..store import (
     translate,
     use_wal,
 )
-from ..store.connection import data_version
+from ..store.connection import data_version, transaction
 from ..store.counts import Counts
 from ..store.counts import count as count_pages
 from ..store.layout import CrawlerTable, Layout
@@ -187,7 +187,9 @@ def run_on_db(
 
         def finish(written: WriteBackResult) -> None:  # inside phase 5's last transaction
             ctx.record("write_back", written)
-            counts = count_pages(conn, layout.table)  # what was found, before pruning
+            # what was found, before pruning: counted here only when pruning (a prune holds
+            # the lock for a pass over the table anyway); else once the lock is released
+            counts = _counts(conn, layout, ctx) if winners_only or prune else None
             pruned = 0
             if winners_only:
                 pruned, _ = keep_winners(conn, layout)
@@ -199,18 +201,18 @@ def run_on_db(
                 method=config.method,
                 pages=ctx.total_pages,
                 processed=snap.processed,
-                ignored=counts.ignored,
-                url_duplicates=counts.url_duplicates,
-                exact_duplicates=counts.exact_duplicates,
-                near_duplicates=counts.near_duplicates,
-                groups=counts.groups,
+                ignored=counts.ignored if counts else 0,
+                url_duplicates=counts.url_duplicates if counts else 0,
+                exact_duplicates=counts.exact_duplicates if counts else 0,
+                near_duplicates=counts.near_duplicates if counts else 0,
+                groups=counts.groups if counts else 0,
                 renumbered=snap.renumbered,
                 pruned=pruned,
                 candidates=near.candidates,
                 edges=near.edges,
                 wall_seconds=round(time.perf_counter() - t0, 4),
                 timings=dict(ctx.timings),
-                counts=counts.as_dict(),
+                counts=counts.as_dict() if counts else {},
             )
             row.run_id = _record_run(conn, config, started, row)
             done.append(row)
@@ -221,6 +223,8 @@ def run_on_db(
         (result,) = done
         ctx.timings["write_lock"] = written.lock_seconds
         ctx.timings["write_lock_total"] = written.lock_seconds_total
+        if not result.counts:  # counted now, outside the lock; the run row then updated
+            _record_counts(conn, result, _counts(conn, layout, ctx))
         if own:  # copy the WAL back into the file now, without blocking a crawler
             with ctx.phase("checkpoint"):
                 conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
@@ -423,6 +427,28 @@ def _record_run(conn: sqlite3.Connection, config: Config, started: str, r: RunRe
     set_meta(conn, "config", json.dumps(asdict(config), sort_keys=True, default=list))
     set_meta(conn, "webdedup_version", __version__)
     return int(cur.lastrowid or 0)
+
+
+def _counts(conn: sqlite3.Connection, layout: Layout, ctx: RunContext) -> Counts:
+    """The table's counts after the run (its pages as the run's snapshot counted them:
+    counting the table again would read all of it)."""
+    return count_pages(conn, layout.table, pages=ctx.total_pages)
+
+
+def _record_counts(conn: sqlite3.Connection, result: RunResult, counts: Counts) -> None:
+    """``counts`` into ``result`` and its row of ``_webdedup_runs`` (one short write)."""
+    result.counts = counts.as_dict()
+    result.ignored, result.groups = counts.ignored, counts.groups
+    result.url_duplicates = counts.url_duplicates
+    result.exact_duplicates = counts.exact_duplicates
+    result.near_duplicates = counts.near_duplicates
+    with transaction(conn):
+        conn.execute(
+            "UPDATE _webdedup_runs SET ignored = ?, url_duplicates = ?, exact_duplicates = ?, "
+            "near_duplicates = ?, groups = ? WHERE id = ?",
+            (counts.ignored, counts.url_duplicates, counts.exact_duplicates,
+             counts.near_duplicates, counts.groups, result.run_id),
+        )
 
 
 def _drop_run_tables(conn: sqlite3.Connection) -> None:

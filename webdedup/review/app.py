@@ -374,7 +374,7 @@ class ReviewApp:
             url=quote(source.url),
             title=source.column("p", source.title),
             lang=source.column("p", lang),
-            groups=groups_subquery(quote(source.table)),
+            groups=groups_subquery(),
         )
         self._source, self._lang = source, lang
         self._pictures = None

@@ -25,14 +25,18 @@ these, read from the annotated pages table through this module:
   duplicates), counted among the unique pages and canonicals, and ``thin`` counts it again.
 
 The SQL is ``sql/group_kinds.sql`` (one row a group with its kind: the definition) and
-``sql/counts.sql`` (the totals over it).
+``sql/counts.sql`` (the totals over it); both read each annotated page's group columns in
+``_webdedup_groups``, which phase 5 writes with the annotations (never the pages' texts).
 
 Example::
 
     >>> import sqlite3
     >>> conn = sqlite3.connect(":memory:")
-    >>> _ = conn.execute("CREATE TABLE pages (dup_group, dup_kind, is_canonical)")
-    >>> _ = conn.executemany("INSERT INTO pages VALUES (?, ?, ?)", [
+    >>> _ = conn.execute("CREATE TABLE pages (url)")   # the crawler's table
+    >>> _ = conn.executemany("INSERT INTO pages VALUES (?)", [("u",)] * 7)
+    >>> _ = conn.execute("CREATE TABLE _webdedup_groups (id INTEGER PRIMARY KEY, "
+    ...                  "dup_group, dup_kind, is_canonical)")
+    >>> _ = conn.executemany("INSERT INTO _webdedup_groups VALUES (NULL, ?, ?, ?)", [
     ...     (1, None, 1), (1, "url", 0), (1, "near", 0),   # a near group
     ...     (2, None, 1), (2, "url", 0),                   # a url group
     ...     (3, None, 1), (None, "ignored", None)])        # a unique page, an ignored one
@@ -58,13 +62,13 @@ from .sqlfiles import quote, sql
 KINDS = ("url", "exact", "near")
 
 
-def groups_subquery(pages: str) -> str:
-    """``sql/group_kinds.sql`` over the quoted table ``pages``, as a parenthesized subquery.
+def groups_subquery() -> str:
+    """``sql/group_kinds.sql`` as a parenthesized subquery (it reads ``_webdedup_groups``).
 
     Columns: ``dup_group``, ``kind``, ``duplicates``, ``size``. Fill it into an SQL file's
     ``{groups}`` placeholder; it is the one definition of a group and of its kind.
     """
-    return "(\n" + sql("group_kinds", pages=pages).strip().rstrip(";") + "\n)"
+    return "(\n" + sql("group_kinds").strip().rstrip(";") + "\n)"
 
 
 @dataclass(frozen=True)
@@ -109,10 +113,14 @@ class Counts:
         return out
 
 
-def count(conn: sqlite3.Connection, table: str) -> Counts:
-    """The :class:`Counts` of the annotated table ``table`` (a plain, unquoted name)."""
-    pages = quote(table)
-    cur = conn.execute(sql("counts", pages=pages, groups=groups_subquery(pages)))
+def count(conn: sqlite3.Connection, table: str, pages: int | None = None) -> Counts:
+    """The :class:`Counts` of the annotated table ``table`` (a plain, unquoted name).
+
+    ``pages``: how many pages the table holds, when the caller knows (a run does); else they
+    are counted, which reads the whole table when it has no index.
+    """
+    total = str(int(pages)) if pages is not None else f"(SELECT count(*) FROM {quote(table)})"
+    cur = conn.execute(sql("counts", pages_count=total, groups=groups_subquery()))
     names = [d[0] for d in cur.description]
     row = {k: int(v or 0) for k, v in zip(names, cur.fetchone(), strict=True)}
     canonicals = row.pop("canonicals")

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..config import Columns
 from ..errors import InputError, MissingColumn, NoPagesTable, WebdedupError
-from .schema import CRAWLER_MAY_OWN, OUTPUT_COLUMNS
+from .schema import CRAWLER_MAY_OWN, OUTPUT_COLUMNS, OUTPUT_MARK
 from .sqlfiles import quote, sql
 from .state import META, config_columns, parse_config, set_meta
 from .tables import table_columns
@@ -222,13 +222,18 @@ class Catalogue:
         webdedup did not create.
 
         Webdedup's own are recognised by the tables it recorded as annotated (or, for a
-        database annotated before that record, by the last run's table), or by its index on
-        them. Writing into a crawler's own ``content_hash`` would destroy the crawler's data.
+        database annotated before that record, by the last run's table), or by the comment
+        on their declarations (:data:`~webdedup.store.schema.OUTPUT_MARK`), or by the index
+        webdedup built on them before schema 11. Writing into a crawler's own
+        ``content_hash`` would destroy the crawler's data.
         """
         present = [c for c in OUTPUT_COLUMNS if c in set(have)]
         if not present or table in self.annotated_tables():
             return []
-        return [] if f"_webdedup_{table}_kind_group" in self.indexes else present
+        create = self.tables.get(table) or ""
+        if f"/* {OUTPUT_MARK} */" in create or f"_webdedup_{table}_kind_group" in self.indexes:
+            return []
+        return present
 
     def crawler_columns(self, table: str, have: Sequence[str]) -> list[str]:
         """The output columns of ``table`` that are the crawler's, not webdedup's: those

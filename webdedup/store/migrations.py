@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from importlib import resources
 
 from ..errors import InputError, SchemaTooNew
-from .sqlfiles import split_statements, sql
+from .sqlfiles import quote, split_statements, sql
 from .tables import table_exists
 
 
@@ -52,6 +53,9 @@ def check_schema(conn: sqlite3.Connection) -> int:
     return found
 
 
+#: The schema that keeps each annotated page's group beside the pages (``_webdedup_groups``).
+GROUPS_SCHEMA = 11
+
 #: First line of a migration that only upgrades state written by an earlier schema.
 UPGRADE_ONLY = "-- upgrade only"
 
@@ -82,9 +86,34 @@ def migrate(conn: sqlite3.Connection) -> int:
             if not (start == 0 and script.startswith(UPGRADE_ONLY)):
                 for statement in split_statements(script):
                     _execute(conn, statement)
+                if start > 0 and version == GROUPS_SCHEMA:
+                    _fill_groups(conn)
             conn.execute(
                 "INSERT OR REPLACE INTO _webdedup_meta(key, value) VALUES ('schema_version', ?)",
                 (str(version),),
             )
             current = version
     return current
+
+
+def _fill_groups(conn: sqlite3.Connection) -> None:
+    """Upgrading to :data:`GROUPS_SCHEMA`: ``_webdedup_groups`` from the annotations on the
+    last run's table (one read of that table, once; a run writes the table's rows since)."""
+    row = conn.execute("SELECT value FROM _webdedup_meta WHERE key = 'config'").fetchone()
+    try:
+        table = json.loads(row[0])["columns"]["table"] if row and row[0] else None
+    except (ValueError, TypeError, KeyError):
+        table = None
+    if not isinstance(table, str) or not table_exists(conn, table):
+        return
+    have = {r[1] for r in conn.execute(f"PRAGMA main.table_info({quote(table)})")}
+    if not {"dup_group", "dup_kind", "is_canonical"} <= have:
+        return
+    from .layout import rowid_alias  # (layout reads the schema this module writes)
+
+    rowid = quote(rowid_alias(conn, table))
+    conn.execute(
+        "INSERT OR REPLACE INTO _webdedup_groups (id, dup_group, dup_kind, is_canonical) "
+        f"SELECT {rowid}, dup_group, dup_kind, is_canonical FROM {quote(table)} "
+        "WHERE dup_group IS NOT NULL OR dup_kind IS NOT NULL"
+    )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sqlite3
 
-from .sqlfiles import quote
 from .tables import add_column, table_columns
 
 #: webdedup's state tables (created by the migrations in ``sql/migrations/``).
@@ -30,6 +29,7 @@ STATE_TABLES = (
     "_webdedup_page_segments",
     "_webdedup_segments",
     "_webdedup_thin",
+    "_webdedup_groups",
 )
 #: The tables an annotated database must have for ``export``, ``explain`` and ``stats``.
 RESULT_TABLES = ("_webdedup_meta", "_webdedup_runs", "_webdedup_prepared", "_webdedup_edges")
@@ -47,23 +47,29 @@ OUTPUT_COLUMNS: dict[str, str] = {
     "dup_score": "REAL",
 }
 
+#: The comment on each output column's declaration (``dup_group INTEGER /* webdedup */`` in the
+#: table's schema): how a later run knows the columns are webdedup's when its state is gone.
+OUTPUT_MARK = "webdedup"
+
 PRUNED_TABLE = "_webdedup_pruned"
+#: Each annotated page's group, kind and canonical flag (schema 11): what counts them reads.
+GROUPS_TABLE = "_webdedup_groups"
 
 
 def add_output_columns(conn: sqlite3.Connection, table: str) -> list[str]:
     """``ALTER TABLE ... ADD COLUMN`` for each missing output column; returns those added.
 
-    Also one covering index on ``(dup_kind, dup_group)``: the output columns sit at the end of
-    each row, past the text, so counting them without it reads every page's whole text.
+    No index on them: building one reads every row of the table, texts included, inside
+    the write lock (seconds at a million pages); what counts them reads
+    ``_webdedup_groups`` (databases annotated before schema 11 keep the index they have).
+    Each column's declaration carries :data:`OUTPUT_MARK` as a comment.
     """
     have = set(table_columns(conn, table))
     added = []
     for name, kind in OUTPUT_COLUMNS.items():
         if name not in have:
-            add_column(conn, table, name, kind)
+            add_column(conn, table, name, kind, comment=OUTPUT_MARK)
             added.append(name)
-    index = quote(f"_webdedup_{table}_kind_group")
-    conn.execute(f"CREATE INDEX IF NOT EXISTS {index} ON {quote(table)} (dup_kind, dup_group)")
     return added
 
 

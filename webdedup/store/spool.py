@@ -114,3 +114,47 @@ class Spool:
 
     def close(self) -> None:
         self._file.close()
+
+
+class BandColumns:
+    """Band keys kept on disk a column (a band) at a time, not as a matrix in memory: phase 4
+    of ``minhash`` sorts one band's keys at a time (:func:`~webdedup.algorithms.bands.
+    pairs_by_band` takes any sequence of columns), so only that band is in memory (4 bytes a
+    page, where the matrix was 37 times that: 1.5 GB at ten million pages).
+
+    Rows are appended a block at a time (``(rows, bands)`` arrays); ``columns[j]`` maps band
+    ``j`` read-only from its file (``tempfile``: ``TMPDIR``), which is deleted when closed.
+
+    >>> cols = BandColumns(2, np.uint32)
+    >>> cols.append(np.array([[1, 7], [1, 8]], np.uint32))
+    >>> cols.append(np.array([[2, 8]], np.uint32))
+    >>> len(cols), cols.rows, cols[1].tolist()
+    (2, 3, [7, 8, 8])
+    >>> cols.close()
+    """
+
+    def __init__(self, bands: int, dtype: Any) -> None:
+        self.dtype = np.dtype(dtype)
+        self.rows = 0
+        self._files = [tempfile.TemporaryFile(prefix="webdedup-bands-") for _ in range(bands)]
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def append(self, block: np.ndarray) -> None:
+        if block.ndim != 2 or block.shape[1] != len(self._files):
+            raise ValueError(f"a block of band keys is (rows, {len(self._files)})")
+        for j, file in enumerate(self._files):
+            file.write(np.ascontiguousarray(block[:, j], dtype=self.dtype).tobytes())
+        self.rows += len(block)
+
+    def __getitem__(self, j: int) -> np.ndarray:
+        if not self.rows:
+            return np.empty(0, self.dtype)
+        file = self._files[j]
+        file.flush()
+        return np.memmap(file, dtype=self.dtype, mode="r", shape=(self.rows,))
+
+    def close(self) -> None:
+        for file in self._files:
+            file.close()

@@ -64,8 +64,14 @@ def is_without_rowid(conn: sqlite3.Connection, table: str) -> bool:
     return bool(row and row[0] and re.search(r"without\s+rowid", row[0], re.I))
 
 
-def add_column(conn: sqlite3.Connection, table: str, column: str, sql_type: str) -> None:
-    """``ALTER TABLE table ADD COLUMN column sql_type`` (TEXT, INTEGER, REAL or BLOB)."""
+def add_column(
+    conn: sqlite3.Connection, table: str, column: str, sql_type: str, comment: str = ""
+) -> None:
+    """``ALTER TABLE table ADD COLUMN column sql_type`` (TEXT, INTEGER, REAL or BLOB), with
+    ``/* comment */`` after the type when given (SQLite keeps it in the table's schema)."""
     if sql_type not in COLUMN_TYPES:
         raise ValueError(f"column type {sql_type!r} is not one of {', '.join(COLUMN_TYPES)}")
-    conn.execute(f"ALTER TABLE main.{quote(table)} ADD COLUMN {quote(column)} {sql_type}")
+    if comment and not comment.replace(" ", "").isalnum():
+        raise ValueError(f"a column comment is letters, digits and spaces, got {comment!r}")
+    note = f" /* {comment} */" if comment else ""
+    conn.execute(f"ALTER TABLE main.{quote(table)} ADD COLUMN {quote(column)} {sql_type}{note}")
