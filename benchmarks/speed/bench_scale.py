@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """How a first run, a nightly run and the readers grow with the crawl (issue #33, item 1).
 
-    python scripts/bench_scale.py --pages 1000000
-    python scripts/bench_scale.py --pages 3000000 --corpus-pages 10000000
+    python -m benchmarks.speed.bench_scale --pages 1000000
+    python -m benchmarks.speed.bench_scale --pages 3000000 --corpus-pages 10000000
 
 One size per command. The pages are the first ``--pages`` ids of the bench's short-page
-corpus (``scripts/bench.py``'s, built once into ``--cache``; ``--corpus-pages`` names a larger
+corpus (``bench.py``'s, built once into ``--cache``; ``--corpus-pages`` names a larger
 one to take them from), copied into a fresh database in ``--work``. Then, each in a child
 process:
 
@@ -31,8 +31,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
 
 #: A child's code: a run, with the peak RSS of each phase (VmHWM read and reset at each phase
 #: start through /proc/self/clear_refs), its CPU time and its workers', its bytes written.
@@ -95,8 +93,7 @@ def child(code: str, *args: str) -> dict:
 
 
 def corpus_path(cache: Path, pages: int) -> Path:
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import bench  # noqa: PLC0415 (the bench's corpus, built once)
+    from benchmarks.speed import bench  # the bench's corpus, built once
 
     return bench.cached_corpus(cache, pages, 1, "short")
 
