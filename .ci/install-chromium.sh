@@ -1,6 +1,6 @@
 #!/bin/sh
 # Install Debian's chromium for the headless-browser test of the HTML review page
-# (tests/test_review_browser.py) when it is not there yet. Quiet and non-interactive.
+# (tests/review/test_review_browser.py) when it is not there yet. Quiet and non-interactive.
 set -eu
 
 if [ -x /usr/bin/chromium ]; then

@@ -2,7 +2,7 @@
 """Precompute the template (navigation/header/footer) text of the html/aed news pages.
 
 The aed set holds about 212 news sites with two different articles each. For the
-``same_template`` hard negatives of ``scripts/make_corpus.py`` we need, per page, the
+``same_template`` hard negatives of ``benchmarks/corpus/make_corpus.py`` we need, per page, the
 article body plus the real template text around it. Running trafilatura over 421 pages takes
 a while, so this script does it once and writes a small fixture that make_corpus reads:
 

@@ -10,7 +10,7 @@
 -- `+w.id`: the loop walks temp.run_write and seeks each row of {pages} by rowid. Written
 -- `{pages}.{rowid} = w.id`, SQLite carried the id range over to {pages} and could scan the
 -- whole table under it: every page of a million-page crawl read for a nightly run's few
--- thousand rows (tests/test_write_batches.py checks the plan).
+-- thousand rows (tests/pipeline/test_write_batches.py checks the plan).
 UPDATE OR FAIL {pages}
 SET {set}
 FROM temp.run_write AS w

@@ -1,4 +1,4 @@
-"""Builders and checks for hostile-input tests (tests/test_hostile_input.py, tests/adversarial/).
+"""Builders and checks for the hostile-input tests of tests/adversarial/.
 
 ``cli(*args)`` runs the CLI catching everything, and ``assert_clean`` checks what every run on
 hostile input must give: no traceback (no exception other than SystemExit), an exit code in the

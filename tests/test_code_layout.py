@@ -224,3 +224,57 @@ def test_the_io_checker_sees_a_function_level_import():
         "tempfile",
         "os",
     }
+
+
+#: The folders beside the package: the measurements, the tests and the scripts users run.
+ROOT = PACKAGE.parent
+OUTSIDE = ("benchmarks", "tests", "scripts", "conftest")
+
+
+def outside_imports(source: str) -> set[str]:
+    """The top-level names of :data:`OUTSIDE` that ``source`` imports, at any level."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(a.name.partition(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.partition(".")[0])
+    return found & set(OUTSIDE)
+
+
+def test_the_package_imports_nothing_of_benchmarks_or_tests():
+    """``benchmarks/`` sits beside ``webdedup/`` and is not in the wheel: the package may not
+    import it (nor the tests)."""
+    found = {
+        f"{module_name(p)}: {sorted(outside_imports(p.read_text(encoding='utf-8')))}"
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if outside_imports(p.read_text(encoding="utf-8"))
+    }
+    assert found == set()
+    assert outside_imports("from benchmarks.corpus import make_corpus\n") == {"benchmarks"}
+
+
+def path_hacks(source: str) -> list[str]:
+    """Edits of ``sys.path`` and file loaders (``importlib.util.spec_from_file_location``):
+    how one script used to import another, or a test a script, by its file."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr == "spec_from_file_location":
+            found.append(f"line {node.lineno}: spec_from_file_location")
+        elif (isinstance(node, ast.Attribute) and node.attr == "path"
+              and isinstance(node.value, ast.Name) and node.value.id == "sys"):
+            found.append(f"line {node.lineno}: sys.path")
+    return found
+
+
+def test_code_imports_code_by_module_not_by_file():
+    """``benchmarks`` is a package (``python -m benchmarks.speed.bench``), the tests import
+    it and each other by name (pytest's ``pythonpath``): nothing edits ``sys.path``."""
+    found = {
+        f"{p.relative_to(ROOT)} {hack}"
+        for folder in ("webdedup", "benchmarks", "tests", "scripts")
+        for p in sorted((ROOT / folder).rglob("*.py"))
+        for hack in path_hacks(p.read_text(encoding="utf-8"))
+    }
+    assert found == set()
+    assert path_hacks("import sys\nsys.path.insert(0, 'scripts')\n") == ["line 2: sys.path"]

@@ -843,7 +843,8 @@ def explain_command(
     default=None,
     metavar="FILE",
     help="Also write the verdicts as labelled pairs, one JSON object a line (a, b, duplicate, "
-    "score, verdict), as 'scripts/evaluate.py --labels' reads them ('-': standard output).",
+    "score, verdict), as 'python -m benchmarks.corpus.evaluate --labels' reads them ('-': "
+    "standard output).",
 )
 @json_option("Print the contradictions at each threshold as JSON.")
 @busy_timeout_option()

@@ -596,8 +596,8 @@ def lsh_level_for(threshold: float) -> float:
     Copies made by scattered word edits keep few 5-word shingles: at a Levenshtein ratio of
     0.87-0.92 a tenth of them has a Jaccard under 0.1, and bands tuned to 0.3 (37 x 3)
     proposed 91 % of the pairs above 0.87 and 96 % of those above 0.92; 0.15 (51 x 2)
-    proposes 98 % and 100 % (``scripts/threshold_curve.py``). At 0.9 and above the 0.3 bands
-    propose what the threshold asks for, at half the candidates of 0.2 (28 x 2).
+    proposes 98 % and 100 % (``benchmarks/corpus/threshold_curve.py``). At 0.9 and above the 0.3
+    bands propose what the threshold asks for, at half the candidates of 0.2 (28 x 2).
 
     >>> lsh_level_for(0.9), lsh_level_for(0.85), lsh_level_for(0.5)
     (0.3, 0.15, 0.1)

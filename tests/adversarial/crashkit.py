@@ -1,4 +1,4 @@
-"""Helpers of the kill and concurrent-writer tests (and ``scripts/torture.py``): run the CLI in
+"""Helpers of the kill and concurrent-writer tests (and ``test_torture.py``): run the CLI in
 a real process, SIGKILL it at a seeded random moment, and read back what the file holds."""
 
 from __future__ import annotations

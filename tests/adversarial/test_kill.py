@@ -6,7 +6,7 @@ And a killed main process leaves none of its pool workers behind.
 
 The moments are drawn between the start of the process and the end of an uninterrupted run
 of the same command (timed on the twin), so they land in every phase, imports included.
-``scripts/torture.py`` runs the same at larger counts.
+``test_torture.py`` (slow) runs the same at larger counts.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from crashkit import (
     start,
 )
 
-KILLS = 3  # per scenario here; scripts/torture.py --kills for more
+KILLS = 3  # per scenario here; TORTURE=--kills N test_torture.py for more
 WARCS = [
     SHARED_DATA / "warc" / name
     for name in ("iana-dupes.warc.gz", "shop-sort-variants.warc.gz", "datagovuk-crawl2.warc.gz",

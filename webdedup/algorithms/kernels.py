@@ -10,7 +10,7 @@ unspaced scripts' ranges are written out below; a test checks them against Pytho
 every code point.
 
 The kernels read a text's UTF-8 bytes (``str.encode("utf-8", "surrogatepass")``) once,
-with no Python object per word, which is what makes phase 1 fast (``scripts/bench.py``).
+with no Python object per word, which is what makes phase 1 fast (``benchmarks/speed/bench.py``).
 They are compiled on first use and cached on disk by numba (``cache=True``), so a run pays
 the compilation (a few seconds) once per machine and numba version.
 """

@@ -3,10 +3,11 @@
 pycld2 (Python bindings of Chromium's Compact Language Detector 2) ships CLD2 and its tables
 compiled in its wheel: nothing is downloaded or loaded at run time, and the same text always
 gets the same answer. It is an optional extra (``pip install "webdedup[lang]"``); without it
-pages get no language and ``--languages`` is refused. ``scripts/compare_language_identifiers.py``
-compares it with py3langid (webdedup's identifier up to ``LANGUAGE_VERSION`` 2), CLD3,
-fastText's small model and whatlang on the real texts of ``../shared/data`` (docs,
-"Language"): as accurate as py3langid there, CJK included, for a small part of its CPU time.
+pages get no language and ``--languages`` is refused.
+``benchmarks/studies/compare_language_identifiers.py`` compares it with py3langid (webdedup's
+identifier up to ``LANGUAGE_VERSION`` 2), CLD3, fastText's small model and whatlang on the
+real texts of ``../shared/data`` (docs, "Language"): as accurate as py3langid there, CJK
+included, for a small part of its CPU time.
 
 CLD2 reads a :func:`sample` of the text, :data:`SAMPLE_CHARS` characters at most: a short
 text whole, cut into up to :data:`MIN_PIECES` pieces; a longer one through its beginning and
@@ -65,7 +66,7 @@ _REFUSED = re.compile(
 )
 
 #: The codes CLD2 answers with, as ISO 639-1 (else 639-3), sorted, without its test and
-#: script-only labels; a crawler's own column may hold others. ``tests/test_language.py``
+#: script-only labels; a crawler's own column may hold others. ``tests/pipeline/test_language.py``
 #: checks this against pycld2.
 KNOWN_LANGUAGES: tuple[str, ...] = (
     "aa", "ab", "af", "ak", "am", "ar", "as", "ay", "az", "ba", "be", "bg", "bh", "bi", "bn",

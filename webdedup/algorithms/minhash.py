@@ -4,7 +4,7 @@ Each 64-bit shingle hash is folded to 32 bits (``x = (h ^ (h >> 32)) mod 2**32``
 permutations are the affine maps ``pi_k(x) = (a_k * x + b_k) mod 2**32`` with odd ``a_k`` (so
 each map is a bijection of the 32-bit values) and ``a_k``, ``b_k`` drawn with
 ``numpy.random.RandomState(seed)``; numpy's wrapping uint32 arithmetic computes them in two
-passes over half the memory of 64-bit values. Measured on real pages (``scripts/bench.py``
+passes over half the memory of 64-bit values. Measured on real pages (``benchmarks/speed/bench.py``
 and the estimation tests), the Jaccard estimates are as accurate as with the classic
 ``mod (2**61 - 1)`` family at a fraction of the cost. Signatures are uint64 arrays (values
 below ``2**32``); the empty set has the all-``EMPTY_VALUE`` signature.

@@ -18,8 +18,9 @@ Hashing scheme (stable across processes, machines and Python versions; never ``h
   the number of words both matter;
 * the result goes through the MurmurHash3 64-bit finalizer (a bijection) to spread the bits.
 
-The loops run compiled (:mod:`.kernels`) over the text's UTF-8 bytes; ``tests/test_kernels.py``
-checks them against this definition written in plain Python and numpy.
+The loops run compiled (:mod:`.kernels`) over the text's UTF-8 bytes;
+``tests/algorithms/test_kernels.py`` checks them against this definition written in plain
+Python and numpy.
 
 >>> shingle_hashes("a b c d e f", size=5).size
 2

@@ -58,7 +58,7 @@ from .text import compiled
 LEVENSHTEIN_MAX_CHARS = 20_000
 #: Under this shingle overlap a pair is neither a moved nor a contained copy at any
 #: threshold (the moved ratio and the containment stay under 0.6 there: measured on
-#: ``scripts/make_ratio_pairs.py``'s pairs); only its Levenshtein ratio is tried.
+#: ``benchmarks/corpus/make_ratio_pairs.py``'s pairs); only its Levenshtein ratio is tried.
 MATCH_FLOOR = 0.3
 #: Tokens a shingle of the moved ratio and the containment spans (character trigrams in
 #: Chinese or Japanese, word trigrams elsewhere: a line or a paragraph of three tokens or

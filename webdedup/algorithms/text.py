@@ -129,7 +129,7 @@ def _normalize_str(text: str) -> str:
         folded = unicodedata.normalize("NFKC", folded).casefold()
     kernels = compiled()
     # typography, hyphen runs, whitespace: one compiled pass (== the three str steps of the
-    # ASCII branch above with _TYPOGRAPHY first; tests/test_kernels.py compares them)
+    # ASCII branch above with _TYPOGRAPHY first; tests/algorithms/test_kernels.py compares them)
     return kernels.fold_tail(folded)
 
 
@@ -157,7 +157,7 @@ def char_table() -> tuple[np.ndarray, np.ndarray]:
     points normalizes piece by piece, and the concatenation is what the steps make of the
     whole text. Case folding must also leave each piece as it is (the steps fold twice when
     the second NFKC runs). Built from this Python's ``unicodedata`` in about 0.15 s, once
-    per process; ``tests/test_kernels.py`` compares the result with the ``str`` steps on
+    per process; ``tests/algorithms/test_kernels.py`` compares the result with the ``str`` steps on
     every code point, real texts and generated ones.
     """
     limit = TABLE_LIMIT

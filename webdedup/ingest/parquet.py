@@ -10,10 +10,9 @@ Example::
     >>> import shutil, tempfile
     >>> from webdedup.ingest.parquet import ingest_parquet
     >>> folder = tempfile.mkdtemp()
-    >>> done = ingest_parquet(f"{folder}/pages", ["/work/shared/data/warc/iana-dupes.warc.gz"],
-    ...                       workers=1)
+    >>> done = ingest_parquet(f"{folder}/pages", ["fixtures/sample-crawl.warc.gz"], workers=1)
     >>> done.report.pages, done.export.pages, done.export.files
-    (2, 2, 1)
+    (109, 109, 1)
     >>> shutil.rmtree(folder)
 """
 

@@ -1,6 +1,6 @@
 """Read WARC and ARC files (gzipped or not) into ingest events, surviving bad records.
 
-Records are read with warcio (see ``scripts/bench_ingest.py`` for why warcio and not
+Records are read with warcio (see ``benchmarks/speed/bench_ingest.py`` for why warcio and not
 fastwarc). Each record becomes one event: a :class:`~webdedup.ingest.model.RawPage` for a
 successful HTML response or a revisit of one, a :class:`~webdedup.ingest.model.Skipped` count
 for everything else, or a :class:`~webdedup.ingest.model.Problem` for a bad record (truncated,
@@ -11,9 +11,9 @@ that is one single stream instead of one member per record is read as one stream
 Example::
 
     >>> from collections import Counter
-    >>> events = read_archive("/work/shared/data/warc/iana-dupes.warc.gz", "ab12")  # doctest: +SKIP
-    >>> Counter(type(e).__name__ for e in events)  # doctest: +SKIP
-    Counter({'Skipped': 21, 'RawPage': 3, 'Problem': 1})
+    >>> events = read_archive("fixtures/sample-crawl.warc.gz", "ab12")
+    >>> Counter(type(e).__name__ for e in events)
+    Counter({'RawPage': 109, 'Skipped': 38})
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ SEGMENT_STATE = (
 
 #: A page's prepared row, sketch and two lookup rows, rewritten by an incremental run for each
 #: page of its region whose rows differ (``temp.run_restate``): about 650 bytes on the bench
-#: corpora (``scripts/bench.py --growth`` prints the state by table); rounded up, to err on
+#: corpora (``benchmarks/speed/bench.py --growth`` prints the state by table); rounded up, to err on
 #: the large side.
 STATE_ROW_BYTES = 1024
 

@@ -168,7 +168,8 @@ def calibrate_db(db: str | Path, *, busy_timeout: float = 5.0) -> Calibration:
 
 def write_labels(labels: Iterable[Label], out: IO[str]) -> int:
     """The labelled pairs as JSON Lines (one object a pair: ``a``, ``b``, ``duplicate``,
-    ``score``, ``verdict``), as ``scripts/evaluate.py --labels`` reads them; returns how many."""
+    ``score``, ``verdict``), as ``benchmarks/corpus/evaluate.py --labels`` reads them; returns
+    how many."""
     n = 0
     for label in labels:
         out.write(json.dumps(label.as_json(), sort_keys=True) + "\n")

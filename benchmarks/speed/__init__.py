@@ -1,0 +1,1 @@
+"""Time, memory and disk writes of webdedup's commands, beside plain peer pipelines."""

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Time the review queue's SQL at a million pages (docs/review.md quotes these figures).
+
+    python -m benchmarks.speed.bench_review_queue [--members 1000000] [--verdicts 1000] \
+        [--hosts 10000]
+
+Synthetic state, not a run: an index of ``--members`` duplicate-group members in groups of
+two (a third of them exact, the rest near with scores from 0.9 to 1.0) as the review app
+builds it once a run, and as many rows of ``_webdedup_prepared`` spread over ``--hosts``
+hosts. Prints the time to build the queue, to count what is left and to find the next
+undecided pair once ``--verdicts`` pairs are decided, and to read the hosts' texts the first
+time the chrome is dimmed (with duplicates on every host, then on a few).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from webdedup.review import queue
+from webdedup.store import migrate, run_script, transaction
+
+MEMBERS_TABLE = (
+    "CREATE TEMP TABLE review_members (id INTEGER PRIMARY KEY, dup_group INTEGER NOT NULL, "
+    "size INTEGER NOT NULL, is_canonical INTEGER NOT NULL, dup_kind TEXT, dup_score REAL, "
+    "url TEXT, title TEXT, host TEXT, lang TEXT)"
+)
+
+
+def fill(conn: sqlite3.Connection, members: int, hosts: int) -> None:
+    rnd = random.Random(1)
+    with transaction(conn):
+        conn.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, url TEXT)")
+        migrate(conn)
+        cols = [r[1] for r in conn.execute("PRAGMA table_info(_webdedup_prepared)")]
+
+        def prepared():
+            for i in range(members):
+                row = dict.fromkeys(cols, 0)
+                row.update(id=i + 1, host=f"h{i % hosts}.example", content_hash=f"{i // 2:040x}",
+                           url_key=f"k{i}", ignored=None)
+                yield tuple(row[c] for c in cols)
+
+        conn.executemany(f"INSERT INTO _webdedup_prepared ({', '.join(cols)}) "
+                         f"VALUES ({', '.join('?' * len(cols))})", prepared())
+    conn.execute(MEMBERS_TABLE)
+    rows = []
+    for g in range(members // 2):
+        kind = "near" if g % 3 else "exact"
+        score = rnd.uniform(0.9, 1.0) if kind == "near" else 1.0
+        host = f"h{(2 * g) % hosts}.example"
+        rows.append((2 * g + 1, 2 * g + 1, 2, 1, None, 1.0, host))
+        rows.append((2 * g + 2, 2 * g + 1, 2, 0, kind, score, host))
+    conn.executemany("INSERT INTO temp.review_members (id, dup_group, size, is_canonical, "
+                     "dup_kind, dup_score, host) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    conn.execute("CREATE TEMP TABLE review_groups AS SELECT dup_group, max(size) AS size, "
+                 "max(CASE WHEN is_canonical = 1 THEN id END) AS canonical "
+                 "FROM temp.review_members GROUP BY dup_group")
+
+
+def timed(label: str, work):
+    start = time.perf_counter()
+    result = work()
+    print(f"{label}: {time.perf_counter() - start:.3f} s")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--members", type=int, default=1_000_000)
+    parser.add_argument("--verdicts", type=int, default=1000)
+    parser.add_argument("--hosts", type=int, default=10_000)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="webdedup-queue-") as tmp:
+        conn = sqlite3.connect(Path(tmp) / "bench.sqlite", isolation_level=None)
+        fill(conn, args.members, args.hosts)
+        timed(f"build the queue of {args.members:,} members", lambda: queue.build_queue(conn, 0.9))
+        first = conn.execute("SELECT id, canonical FROM temp.review_queue ORDER BY pos LIMIT ?",
+                             (args.verdicts,)).fetchall()
+        with transaction(conn):
+            conn.executemany("INSERT INTO _webdedup_verdicts (kind, page_a, page_b, created_at) "
+                             "VALUES ('duplicate', ?, ?, '2026-01-01T00:00:00+00:00')", first)
+        print(timed(f"count what is left ({args.verdicts:,} verdicts)",
+                    lambda: queue.progress(conn)).line())
+        timed("find the next undecided pair", lambda: queue.next_pos(conn, 0))
+        timed(f"read the texts of every host ({args.hosts:,} with duplicates)",
+              lambda: run_script(conn, "review/host_texts"))
+        conn.execute("DELETE FROM temp.review_members WHERE host NOT IN ('h0.example', "
+                     "'h2.example', 'h4.example')")
+        timed("read the texts of the hosts (3 with duplicates)",
+              lambda: run_script(conn, "review/host_texts"))
+        conn.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

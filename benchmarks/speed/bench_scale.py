@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""How a first run, a nightly run and the readers grow with the crawl (issue #33, item 1).
+
+    python -m benchmarks.speed.bench_scale --pages 1000000
+    python -m benchmarks.speed.bench_scale --pages 3000000 --corpus-pages 10000000
+
+One size per command. The pages are the first ``--pages`` ids of the bench's short-page
+corpus (``bench.py``'s, built once into ``--cache``; ``--corpus-pages`` names a larger
+one to take them from), copied into a fresh database in ``--work``. Then, each in a child
+process:
+
+1. a first ``webdedup db`` run (minhash, webdedup's defaults): wall and CPU time (workers
+   included), peak memory of the main process and of the largest worker, the peak of each
+   phase (the main process's, reset at each phase), bytes written against the database's
+   size, and the write lock: the longest time one write transaction held it and the total;
+2. a nightly run after 0.1 % new pages (``--nightly``): the next ids of the corpus when it
+   has them, else copies of random pages under new URLs, one in three edited;
+3. ``webdedup stats`` and ``webdedup export --json`` on the result: time and peak memory.
+
+Prints a table a line a step and, with ``--json FILE``, writes the figures there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+#: A child's code: a run, with the peak RSS of each phase (VmHWM read and reset at each phase
+#: start through /proc/self/clear_refs), its CPU time and its workers', its bytes written.
+RUN = r"""
+import json, resource, sys, time
+from webdedup import Config, Deduplicator
+
+def status(key):
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith(key + ":"))
+
+peaks, current = {}, ["start"]
+overall = [0]
+
+def on_phase(name):
+    hwm = status("VmHWM")
+    overall[0] = max(overall[0], hwm)
+    peaks[current[0]] = max(peaks.get(current[0], 0), hwm)
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # reset VmHWM to the current RSS
+    current[0] = name
+
+t0, c0 = time.perf_counter(), time.process_time()
+r = Deduplicator(config=Config(), on_phase=on_phase).run_on_db(sys.argv[1])
+wall = time.perf_counter() - t0
+on_phase("end")
+io = dict(line.split(": ") for line in open("/proc/self/io").read().splitlines())
+children = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({
+    "wall": wall, "mode": r.mode, "pages": r.pages, "processed": r.processed,
+    "groups": r.groups, "near": r.near_duplicates, "candidates": r.candidates,
+    "cpu": time.process_time() - c0 + children.ru_utime + children.ru_stime,
+    "peak_mib": overall[0] / 1024, "worker_peak_mib": children.ru_maxrss / 1024,
+    "write_bytes": int(io["write_bytes"]), "timings": r.timings,
+    "phase_peaks_mib": {k: round(v / 1024) for k, v in peaks.items() if k != "start"},
+}))
+"""
+
+#: A reader's child: one CLI command, timed, with its peak RSS.
+READ = r"""
+import json, resource, sys, time
+from click.testing import CliRunner
+from webdedup.cli import cli
+t0 = time.perf_counter()
+out = CliRunner().invoke(cli, sys.argv[1:], catch_exceptions=False)
+wall = time.perf_counter() - t0
+with open("/proc/self/status") as f:
+    peak = next(int(l.split()[1]) for l in f if l.startswith("VmHWM:"))
+print(json.dumps({"wall": wall, "peak_mib": peak / 1024, "exit": out.exit_code}))
+"""
+
+
+def child(code: str, *args: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False
+    )
+    if out.returncode:
+        raise SystemExit(f"child failed ({out.returncode}):\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def corpus_path(cache: Path, pages: int) -> Path:
+    from benchmarks.speed import bench  # the bench's corpus, built once
+
+    return bench.cached_corpus(cache, pages, 1, "short")
+
+
+def take(corpus: Path, db: Path, pages: int) -> None:
+    """The first ``pages`` ids of ``corpus`` into a new database ``db`` (its pages table)."""
+    with sqlite3.connect(corpus) as src:
+        (schema,) = src.execute(
+            "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'pages'"
+        ).fetchone()
+    conn = sqlite3.connect(db)
+    conn.execute(schema)
+    conn.execute("ATTACH DATABASE ? AS corpus", (str(corpus),))
+    conn.execute("INSERT INTO main.pages SELECT * FROM corpus.pages WHERE id <= ?", (pages,))
+    conn.commit()
+    conn.execute("DETACH DATABASE corpus")
+    conn.close()
+
+
+def add_nightly(corpus: Path, db: Path, pages: int, new: int, seed: int = 1) -> str:
+    """``new`` pages after the first ``pages``: the corpus's next ids, else edited copies."""
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("ATTACH DATABASE ? AS corpus", (str(corpus),))
+    (have,) = conn.execute("SELECT max(id) FROM corpus.pages").fetchone()
+    conn.execute("BEGIN")
+    if have >= pages + new:
+        conn.execute(
+            "INSERT INTO main.pages SELECT * FROM corpus.pages WHERE id > ? AND id <= ?",
+            (pages, pages + new),
+        )
+        how = "the corpus's next ids"
+    else:
+        cols = [r[1] for r in conn.execute("PRAGMA main.table_info(pages)") if r[1] != "id"]
+        listed = ", ".join(cols)
+        picked = ", ".join(
+            "url || '?copy=' || id" if c == "url"
+            else "CASE WHEN id % 3 = 0 THEN content || ' Updated.' ELSE content END"
+            if c == "content" else c
+            for c in cols
+        )
+        conn.execute(
+            f"INSERT INTO main.pages ({listed}) SELECT {picked} FROM main.pages "
+            f"WHERE id IN (SELECT id FROM main.pages ORDER BY (id * 2654435761 + ?) % 1000003 "
+            "LIMIT ?)",
+            (seed, new),
+        )
+        how = "copies of random pages under new URLs, one in three edited"
+    conn.execute("COMMIT")
+    conn.execute("DETACH DATABASE corpus")
+    conn.close()
+    return how
+
+
+def db_bytes(db: Path) -> int:
+    return sum(p.stat().st_size for p in (db, Path(f"{db}-wal")) if p.exists())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, required=True)
+    parser.add_argument("--corpus-pages", type=int, help="take the pages from this corpus")
+    parser.add_argument("--nightly", type=float, default=0.001, help="share of new pages")
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "webdedup-bench")
+    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()))
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    parser.add_argument("--first-only", action="store_true", help="the first run alone")
+    args = parser.parse_args(argv)
+
+    corpus = corpus_path(args.cache, args.corpus_pages or args.pages)
+    args.work.mkdir(parents=True, exist_ok=True)
+    db = args.work / f"scale-{args.pages}.sqlite"
+    for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+        p.unlink(missing_ok=True)
+    t = time.perf_counter()
+    take(corpus, db, args.pages)
+    size_before = db_bytes(db)
+    print(f"{args.pages:,} pages copied from {corpus.name} in {time.perf_counter() - t:.0f} s "
+          f"({size_before / 2**30:.2f} GiB)", flush=True)
+    out: dict = {"pages": args.pages, "db_bytes_before": size_before, "cores": os.cpu_count()}
+
+    first = child(RUN, str(db))
+    first["db_bytes"] = db_bytes(db)
+    out["first"] = first
+    tm = first["timings"]
+    print(
+        f"first run: {first['wall']:.0f} s wall, {first['cpu']:.0f} CPU-s; peak "
+        f"{first['peak_mib']:.0f} MiB (largest worker {first['worker_peak_mib']:.0f} MiB); "
+        f"written {first['write_bytes'] / first['db_bytes']:.2f} x the database "
+        f"({first['db_bytes'] / 2**30:.2f} GiB); write lock held at most "
+        f"{tm['write_lock']:.2f} s at a time ({tm['write_lock_total']:.1f} s in all)",
+        flush=True,
+    )
+    print("  phases (s): " + ", ".join(f"{k} {v:.1f}" for k, v in tm.items()
+                                       if not k.startswith("write_lock")))
+    print("  peak MiB by phase: " + ", ".join(f"{k} {v}" for k, v in
+                                              first["phase_peaks_mib"].items()))
+
+    if args.first_only:
+        args.nightly = 0
+    new = max(1, round(args.pages * args.nightly)) if args.nightly else 0
+    if not new:
+        _done(args, db, out)
+        return 0
+    how = add_nightly(corpus, db, args.pages, new)
+    night = child(RUN, str(db))
+    out["nightly"] = night | {"new_pages": new, "new_pages_are": how}
+    tn = night["timings"]
+    print(
+        f"nightly run (+{new:,} pages: {how}): {night['mode']}, {night['wall']:.1f} s wall, "
+        f"{night['cpu']:.1f} CPU-s = {100 * night['cpu'] / first['cpu']:.2f}% of the first "
+        f"run's CPU ({100 * night['wall'] / first['wall']:.2f}% of its wall); peak "
+        f"{night['peak_mib']:.0f} MiB; {night['processed']:,} pages recomputed; write lock "
+        f"at most {tn['write_lock']:.2f} s",
+        flush=True,
+    )
+
+    for name, cmd in (
+        ("stats", ["stats", str(db)]),
+        ("export --json", ["export", str(db), "--json", str(args.work / "scale-report.json")]),
+    ):
+        r = child(READ, *cmd)
+        out[name] = r
+        print(f"{name}: {r['wall']:.1f} s, peak {r['peak_mib']:.0f} MiB (exit {r['exit']})",
+              flush=True)
+    (args.work / "scale-report.json").unlink(missing_ok=True)
+    _done(args, db, out)
+    return 0
+
+
+def _done(args: argparse.Namespace, db: Path, out: dict) -> None:
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2))
+    if not args.keep:
+        for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+            p.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,2 @@
+"""One-off measurements behind a default or a choice (segments, the language guard, language
+identifiers, the real crawls)."""
