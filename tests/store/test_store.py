@@ -296,10 +296,12 @@ def test_a_first_run_adds_its_columns_without_importing_sqlite_utils(db_builder)
     conn = sqlite3.connect(path)
     (schema,) = conn.execute("SELECT sql FROM sqlite_schema WHERE name = 'pages'").fetchone()
     conn.close()
+    mark = " /* webdedup */"  # how a later run knows them as webdedup's (OUTPUT_MARK)
     assert schema.endswith(
-        ', "canonical_url" TEXT, "content_hash" TEXT, "exact_group_size" INTEGER, '
-        '"dup_group" INTEGER, "dup_group_size" INTEGER, "canonical_id" INTEGER, '
-        '"is_canonical" INTEGER, "dup_kind" TEXT, "dup_score" REAL)'
+        f', "canonical_url" TEXT{mark}, "content_hash" TEXT{mark}, '
+        f'"exact_group_size" INTEGER{mark}, "dup_group" INTEGER{mark}, '
+        f'"dup_group_size" INTEGER{mark}, "canonical_id" INTEGER{mark}, '
+        f'"is_canonical" INTEGER{mark}, "dup_kind" TEXT{mark}, "dup_score" REAL{mark})'
     )
     assert len(annotations(path)) == len(crawl_with_duplicates(5))
 
