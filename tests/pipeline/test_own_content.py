@@ -18,7 +18,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from conftest import ROOT, SHARED_DATA, annotations
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_incremental import check_runs_equal_a_full_run, full_twin, state
 from test_segments import _op as _seg_op
@@ -202,6 +202,11 @@ def test_an_incremental_run_over_half_the_crawl_equals_a_full_run(crawl, tmp_pat
 )
 @given(first=st.lists(_seg_page, min_size=1, max_size=8), ops=st.lists(_seg_op, min_size=1,
                                                                       max_size=5))
+# found by hypothesis: the third article on host b makes its template the host's lines, so the
+# own text of b/p0 (stored, unchanged) becomes its article, a near-duplicate of a/p0; a nightly
+# run must take a/p0 in (the band neighbours of the host's unchanged pages)
+@example(first=[(0, 0, 0, 0), (0, 0, 0, 0), (1, 2, 1, 2)],
+         ops=[("insert", [(0, 0, 0, 0), (1, 0, 1, 0)]), ("insert", [(1, 1, 1, 1)])])
 def test_incremental_runs_with_own_content_equal_a_full_run(tmp_path_factory, method, first, ops):
     # templates around real articles on two hosts (test_segments.seg_page): pages arrive,
     # change and leave, so their hosts' lines, own texts and thin pages move

@@ -47,6 +47,10 @@ def build_region(
         conn.execute(sql("region_small_hosts"))
     if own_content_on(config):  # ... and the lines its host repeats
         conn.execute(sql("region_own_hosts"))
+        if spec.method != "levenshtein":
+            # so the own texts of its unchanged pages may change, and with them whether they
+            # are near-duplicates of the pages their band keys meet: those join too
+            _add_band_neighbours(conn, spec, within=False, of=sql("region_own_host_sketches"))
     conn.execute("INSERT INTO temp.run_frontier (id) SELECT id FROM temp.run_region")
     steps = _close_region(conn)
     run_script(conn, "region_load")
@@ -73,8 +77,14 @@ def own_content_on(config: Config) -> bool:
     return bool(config.own_content) and config.method != "vectors"
 
 
-def _add_band_neighbours(conn: sqlite3.Connection, spec: NearSpec, within: bool = True) -> None:
-    """Add the stored pages that share an LSH band key with a changed page to the region.
+def _add_band_neighbours(
+    conn: sqlite3.Connection,
+    spec: NearSpec,
+    within: bool = True,
+    of: str = "SELECT id, sketch FROM temp.run_sketches ORDER BY id",
+) -> None:
+    """Add the stored pages that share an LSH band key with a changed page to the region
+    (or with the pages of the query ``of``: ``id, sketch`` rows).
 
     The stored sketches are read a chunk at a time and their band keys compared with the
     changed pages' in memory (:class:`~webdedup.algorithms.bands.NewKeys`). ``simhash``
@@ -83,7 +93,7 @@ def _add_band_neighbours(conn: sqlite3.Connection, spec: NearSpec, within: bool 
     16-bit key with 1 page in 65,536) and the SimHashes at hand tell at once whether one can
     become an edge. (A MinHash collision needs the texts to verify: all join the region.)
     """
-    changed = conn.execute("SELECT id, sketch FROM temp.run_sketches ORDER BY id").fetchall()
+    changed = conn.execute(of).fetchall()
     if not changed:
         return
     blobs = [blob for _, blob in changed]
