@@ -150,7 +150,7 @@ def run_daft(
     run = _Run(config, config.near_spec())
     with run.phase("read"):
         pages, _names = read_pages(inputs, config, io_config)
-        total = check_ids(pages)
+        total = check_ids(pages, PAGES_PER_PART)
         run.verdicts = read_verdicts(pages)
     if on_message is not None:
         on_message(f"Daft ({runner} runner): {total:,} pages")
