@@ -636,11 +636,13 @@ def test_ingest_parquet_is_a_function_of_ingest(tmp_path: Path) -> None:
 
 
 def test_a_run_cut_into_parts_gives_the_same_answer(
-    corpus: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    corpus: dict[str, Path], reviewed: dict[str, Any], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Every step that needs all rows of a key at once runs a part at a time (so its memory is
     a part's): with parts of 300 pages and band keys self-joined 2,000 rows at a time, the
-    2,000 pages give db's groups, canonicals and kinds, and no scratch table is left."""
+    2,000 pages give db's groups, canonicals and kinds, with and without reviewers' verdicts,
+    and no scratch table is left."""
     from webdedup.distributed import daft_pipeline
 
     monkeypatch.setattr(daft_pipeline, "PAGES_PER_PART", 300)
@@ -654,3 +656,6 @@ def test_a_run_cut_into_parts_gives_the_same_answer(
         "_webdedup_manifest.json", "edges", "pages", "verified"]
     assert pq.read_table(out / "edges").to_pylist() == pq.read_table(
         corpus["out"] / "edges").to_pylist()
+    verdicts = tmp_path / "reviewed-parts"
+    run("daft", f"{reviewed['parquet']}/*.parquet", "--out", verdicts, "-q")
+    assert daft_annotations(verdicts) == annotations(reviewed["full"])

@@ -8,9 +8,10 @@ rule :func:`~webdedup.algorithms.cluster.group_near` runs per connected componen
 them, the dataframe does what SQL does on one machine:
 
 1. prepare: one UDF over the pages (the ``n_min`` filter is a group-by on hosts);
-2. URL election: ``row_number() OVER (PARTITION BY url_key ORDER BY <election>)``;
+2. URL election: each URL key's pages ranked in the election order (:mod:`.elections`: what
+   ``row_number() OVER (PARTITION BY url_key ORDER BY <election>)`` gives);
 3. exact election: URL groups sharing a content hash are linked, their connected components
-   (:mod:`.components`) elected over with the same window;
+   (:mod:`.components`) elected over in the same way;
 4. near-duplicates: band keys exploded and self-joined into candidate pairs of different
    exact groups, verified in batches, lifted to exact groups, split into connected components,
    each clustered by ``group_near`` with the election order;
@@ -24,6 +25,12 @@ exact groups (:func:`~webdedup.algorithms.cluster.groups_apart`), dropped from t
 (:func:`~webdedup.algorithms.cluster.drop_cannot_links`) and kept apart by ``group_near``. The
 language guard (:func:`~webdedup.algorithms.language.different_languages`) drops verified
 edges between pages surely in different languages, before they are stored and clustered.
+
+No table of the crawl is held in memory: each phase's result is written as Parquet under the
+output's ``_scratch/`` and read back lazily, and each step that needs all rows of a key at once
+runs a part of the keys at a time (:mod:`.scratch`, :data:`PAGES_PER_PART`), so the run's
+memory is that of a part. The reviewers' "not a duplicate" pairs are a table joined to the
+edges and components, not a set sent with a UDF.
 
 Only ``method = "minhash"`` runs here; the others are refused with a message.
 """
