@@ -54,7 +54,7 @@ from .elections import elect
 from .objectstore import ObjectStore, is_remote
 from .reading import Verdicts, check_ids, read_pages, read_verdicts
 from .runner import use_runner
-from .scratch import Scratch, in_part
+from .scratch import Scratch
 from .udfs import (
     MEMBER,
     PREPARED_TYPES,
@@ -74,12 +74,18 @@ VERIFY_BATCH = 1_000
 #: key at once (a window, a group-by, a join, the texts of verification) runs once a part, so
 #: its memory is that of this many pages, not of the crawl.
 PAGES_PER_PART = 100_000
-#: Band-key rows (a node's band keys, one a band) a candidate step self-joins at a time.
-BAND_ROWS_PER_PART = 2_000_000
+#: Band-key rows (a node's band keys, one a band) a candidate step self-joins at a time: a
+#: range of bands of all nodes.
+BAND_ROWS_PER_PART = 1_000_000
 #: Pages handed to one call of phase 1's UDF.
 PREPARE_BATCH = 2_000
-#: Parquet row groups of the scratch tables (Daft buffers one a file it writes).
-ROW_GROUP_BYTES = 16 * 1024 * 1024
+#: Parquet row groups and files of the scratch tables (Daft buffers one a file it writes).
+ROW_GROUP_BYTES = 8 * 1024 * 1024
+FILE_BYTES = 64 * 1024 * 1024
+#: Parquet files a scan decodes at once. Daft's default scans many at once, so the memory of
+#: a scan grew with the number of files (with the crawl: 0.8 GiB at 100,000 pages, 1.1 GiB at
+#: 300,000, each file a 110 MB row group); one at a time, a scan holds a file's row group.
+SCANS_AT_ONCE = 1
 #: The columns of the scratch table of pages that only verification and clustering read.
 TEXTS = ("content", "html")
 
@@ -167,6 +173,8 @@ def run_daft(
     daft.set_execution_config(
         shuffle_aggregation_default_partitions=max(1, min(200, total // parts // 20_000)),
         parquet_target_row_group_size=ROW_GROUP_BYTES,
+        parquet_target_filesize=FILE_BYTES,
+        scantask_max_parallel=SCANS_AT_ONCE,
     )
     res = DaftResult(
         out=str(target), runner=runner, pages=total, ignored=0, url_duplicates=0,
@@ -372,13 +380,16 @@ class _Run:
             self.prepared(k).select("id", "band_keys")
             .join(self.of_part("nodes", "id", k), on="id")
         ))
-        band_parts = math.ceil(s.count("nodes") * self.spec.bands / BAND_ROWS_PER_PART)
+        # a part is a range of bands: band j's keys carry j in their high bits, so keys of
+        # different bands never meet and each range pairs apart from the others
+        per_part = max(1, BAND_ROWS_PER_PART // max(1, s.count("nodes")))
 
-        def pairs(k: int) -> Any:
+        def pairs(first: int) -> Any:
+            last = min(self.spec.bands, first + per_part)
             bands = (
-                node_bands.explode("band_keys")
+                node_bands.with_column("band_keys", col("band_keys").slice(first, last))
+                .explode("band_keys")
                 .select(col("band_keys").alias("band_key"), "id", "component")
-                .where(in_part("band_key", k, band_parts))
             )
             counted = bands.groupby("band_key").agg(col("id").count().alias("_n"))
             shared = counted.where(col("_n") > lit(1)).select("band_key")
@@ -394,8 +405,8 @@ class _Run:
                 .distinct()
             )
 
-        for k in range(max(1, band_parts)):
-            s.write("pair_rows", pairs(k))
+        for first in range(0, self.spec.bands, per_part):
+            s.write("pair_rows", pairs(first))
 
     def texts(self, k: int, side: str) -> Any:
         """Part ``k``'s pages as side ``side`` (``a``/``b``) of a pair: id, texts, hash and
