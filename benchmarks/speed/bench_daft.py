@@ -4,15 +4,23 @@
     python -m benchmarks.speed.bench_daft                              # 100,000 pages
     python -m benchmarks.speed.bench_daft --pages 100000 300000     # several sizes: the cost growth
     python -m benchmarks.speed.bench_daft --pages 1000000 --steps daft --work /big/disk
+    python -m benchmarks.speed.bench_daft --pages 100000 --steps daft --ray-nodes 2  # on Ray
 
 For each size: a corpus (corpus/make_corpus.py --lengths short, seed 1, built once and kept in
 ``--cache``, shared with bench.py), then, each in its own process so its CPU time and
 peak memory can be read (max RSS of the process and its children, ``RUSAGE_CHILDREN``):
-`webdedup db` on a copy (a full run), `webdedup export --parquet`, `webdedup daft` (native
-runner, all cores) and `webdedup db --assignments`. Prints wall time, CPU time (user +
-system, children included) and peak RSS of each, checks that Daft's groups equal db's, and the
-growth of each step's CPU time from one size to the next (x2.0 per doubling is linear). On a
-shared machine quote the CPU time: the wall time depends on the load.
+`webdedup db --whole-text` on a copy (a full run comparing whole texts, as Daft does),
+`webdedup export --parquet`, `webdedup daft` (native runner, all cores) and `webdedup db
+--assignments`. Prints wall time, CPU time (user + system, children included), the peak RSS
+of the largest process and the peak PSS of the whole process tree (Daft's and Ray's children
+included), checks that Daft's groups equal db's, and the growth of each step's CPU time and
+memory from one size to the next (x2.0 per doubling is linear). On a shared machine quote the
+CPU time: the wall time depends on the load.
+
+With ``--ray-nodes N`` the ``daft`` step runs on a Ray cluster that the bench starts on
+127.0.0.1 (benchmarks/speed/ray_cluster.py: a head and N worker nodes, each ``ray start`` with
+its own ``--ray-cpus`` and ``--object-store-mib``) and stops; it prints each node's peak memory (the
+PSS of its raylet, workers and, on the head, the GCS) beside the driver's.
 """
 
 from __future__ import annotations
@@ -135,8 +143,25 @@ NAMES = {"db": "db (SQLite, full run)", "export": "export --parquet",
          "daft": "daft (native runner)", "assignments": "db --assignments"}
 
 
+def on_ray(daft: list[str], root: Path, nodes: int, cpus: int, store_mib: int) -> dict:
+    """``measure`` of the ``daft`` command on a local Ray cluster of a head and ``nodes``
+    worker nodes, started here and stopped; with each node's peak memory (MiB)."""
+    from benchmarks.speed import ray_cluster as mod
+    short = Path(tempfile.mkdtemp(prefix="wd-ray.", dir="/tmp"))  # Ray's sockets: 107 bytes
+    try:
+        with mod.LocalCluster(short, workers=nodes, cpus=cpus, object_store_mib=store_mib) as c:
+            os.environ.update(mod.ENV)
+            result = measure(*daft, "--ray-address", c.address)
+        result["nodes_mib"] = c.peaks_mib()
+        result["cluster"] = {"workers": nodes, "cpus": cpus, "object_store_mib": store_mib}
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+    return result
+
+
 def bench(
-    pages: int, cache: Path, work: Path, steps: tuple[str, ...], keep: bool = False
+    pages: int, cache: Path, work: Path, steps: tuple[str, ...], keep: bool = False,
+    ray: tuple[int, int, int] | None = None,
 ) -> dict[str, dict]:
     webdedup = str(Path(sys.executable).parent / "webdedup")
     corpus = cached_corpus(cache, pages)
@@ -149,7 +174,7 @@ def bench(
             mine += [db, _done(db)]
             _done(db).unlink(missing_ok=True)
             shutil.copy(corpus, db)
-            results["db"] = measure(webdedup, "db", str(db), "-q")
+            results["db"] = measure(webdedup, "db", str(db), "-q", "--whole-text")
             _done(db).touch()
         if {"export", "daft", "assignments"} & set(steps):
             mine += [assigned, _done(assigned), parquet, out]
@@ -161,9 +186,11 @@ def bench(
                 webdedup, "export", str(assigned), "--parquet", str(parquet), "-q"
             )
         if {"daft", "assignments"} & set(steps):
-            results["daft"] = measure(
-                webdedup, "daft", f"{parquet}/*.parquet", "--out", str(out), "-q"
-            )
+            daft = [webdedup, "daft", f"{parquet}/*.parquet", "--out", str(out), "-q"]
+            if ray is None:
+                results["daft"] = measure(*daft)
+            else:
+                results["daft"] = on_ray(daft, work / f"ray-{pages}", *ray)
             manifest = json.loads((out / "_webdedup_manifest.json").read_text())
             results["daft"]["phases"] = manifest["result"]["timings"]
         if "assignments" in steps:
@@ -190,13 +217,20 @@ def bench(
     print(f"  {'step':<24} {'wall s':>8} {'CPU s':>8} {'pages/CPU s':>12} "
           f"{'RSS MiB':>8} {'all MiB':>8}")
     for name, r in results.items():
-        print(f"  {NAMES[name]:<24} {r['wall']:>8.1f} {r['cpu']:>8.1f} "
+        label = "daft (Ray, the driver)" if "nodes_mib" in r else NAMES[name]
+        print(f"  {label:<24} {r['wall']:>8.1f} {r['cpu']:>8.1f} "
               f"{pages / r['cpu']:>12,.0f} {r['maxrss_kib'] / 1024:>8,.0f} "
               f"{r['tree_pss_kib'] / 1024:>8,.0f}")
     print("  (RSS: peak of the largest process; all: peak PSS of all its processes)")
     if "daft" in results:
         phases = ", ".join(f"{k} {v:.1f}" for k, v in results["daft"]["phases"].items())
         print(f"  daft phases (wall s): {phases}", flush=True)
+    if "nodes_mib" in results.get("daft", {}):
+        c = results["daft"]["cluster"]
+        print(f"  Ray cluster (head + {c['workers']} workers, {c['cpus']} CPU and "
+              f"{c['object_store_mib']} MiB object store each), peak PSS of each node: "
+              + ", ".join(f"{k} {v:,.0f} MiB" for k, v in results["daft"]["nodes_mib"].items())
+              + f"; the driver: {results['daft']['tree_pss_kib'] / 1024:,.0f} MiB", flush=True)
     return results
 
 
@@ -224,7 +258,17 @@ def main() -> None:
         help="Keep the databases and outputs in --work, so that an invocation with the other "
         "--steps compares its results with them (e.g. db and daft run at the same time)",
     )
+    parser.add_argument(
+        "--ray-nodes", type=int, default=None, metavar="N",
+        help="Run the daft step on a Ray cluster of a head and N worker nodes started on "
+        "127.0.0.1 (default: Daft's native runner)",
+    )
+    parser.add_argument("--ray-cpus", type=int, default=1, help="CPUs of each Ray node")
+    parser.add_argument("--object-store-mib", type=int, default=512,
+                        help="Object store of each Ray node (MiB)")
     args = parser.parse_args()
+    ray = None if args.ray_nodes is None else (args.ray_nodes, args.ray_cpus,
+                                               args.object_store_mib)
     print(f"{platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
           f"load average {os.getloadavg()[0]:.1f}")
     work = args.work or Path(tempfile.mkdtemp(prefix="bench_daft."))
@@ -232,7 +276,7 @@ def main() -> None:
     results = {}
     try:
         for n in sorted(args.pages):
-            results[n] = bench(n, args.cache, work, tuple(args.steps), args.keep)
+            results[n] = bench(n, args.cache, work, tuple(args.steps), args.keep, ray)
             if args.json is not None:
                 args.json.write_text(json.dumps(results, indent=2) + "\n")
     finally:

@@ -15,6 +15,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -288,36 +289,53 @@ def test_assignments_made_before_a_new_verdict_are_refused(reviewed: dict[str, A
     assert dump(db) == before
 
 
-def test_ray_cluster_started_here_gives_the_same_answer(corpus: dict[str, Path]) -> None:
-    out = corpus["tmp"] / "ray-assignments"
-    env = os.environ | RAY_ENV
-    head = subprocess.Popen(
-        [sys.executable, str(Path(__file__).parent / "ray_head.py")],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    )
+def _on_three_nodes(parquet: Path, out: Path) -> dict[str, float]:
+    """``webdedup daft`` of ``parquet`` on a head and two worker nodes started here with ``ray
+    start`` (1 CPU and a 128 MiB object store each): checks that the run's tasks went to all
+    three and that every process of the cluster is gone afterwards; each node's peak MiB."""
+    from benchmarks.speed import ray_cluster as cluster_mod
+    root = Path(tempfile.mkdtemp(prefix="wd-ray.", dir="/tmp"))  # Ray's sockets: 107 bytes
     try:
-        assert head.stdout is not None
-        address = head.stdout.readline().strip()
-        assert address, "the Ray head did not start"
-        done = subprocess.run(
-            [sys.executable, "-m", "webdedup.cli", "daft", f"{corpus['parquet']}/*.parquet",
-             "--out", str(out), "--ray-address", address, "--json"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=900,  # ~110 s on an idle 2-core machine; 314 s measured at load 13
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        assert '"runner": "ray"' in done.stdout
+        with cluster_mod.LocalCluster(root, workers=2, object_store_mib=128) as cluster:
+            done = subprocess.run(
+                [sys.executable, "-m", "webdedup.cli", "daft", f"{parquet}/*.parquet",
+                 "--out", str(out), "--ray-address", cluster.address, "--json"],
+                capture_output=True,
+                text=True,
+                env=cluster.env,
+                timeout=900,
+            )
+            pids = {pid for node in cluster.nodes for pid in cluster_mod.tree(node.proc.pid)}
+        workers = {  # the nodes that started Ray workers for the job
+            node: list((root / node).glob("session_*/logs/worker-*.out"))
+            for node in ("head", "worker-1", "worker-2")
+        }
+        left = [pid for pid in pids if cluster._ours(pid)]
     finally:
-        assert head.stdin is not None
-        head.stdin.close()  # the head shuts Ray down and exits
-        head.wait(timeout=60)
-    assert daft_annotations(out) == annotations(corpus["sqlite"])
+        shutil.rmtree(root, ignore_errors=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout)["runner"] == "ray"
+    assert all(workers.values()), {node: len(logs) for node, logs in workers.items()}
+    assert not left, "a Ray process was left running"
+    peaks: dict[str, float] = cluster.peaks_mib()
+    assert set(peaks) == {"head", "worker-1", "worker-2"} and min(peaks.values()) > 0
+    return peaks
+
+
+def test_a_ray_cluster_of_three_nodes_gives_the_same_answer(tmp_path: Path) -> None:
+    paths = build(tmp_path, 300, seed=23)
+    _on_three_nodes(paths["parquet"], tmp_path / "out")
+    want = annotations(paths["sqlite"])
+    assert daft_annotations(tmp_path / "out") == want
+    assert {a[OUTPUT.index("dup_kind")] for a in want.values()} >= {"url", "exact", "near"}
+
+
+@pytest.mark.slow
+def test_a_ray_cluster_of_three_nodes_gives_the_same_answer_on_2000_pages(
+    corpus: dict[str, Path], tmp_path: Path
+) -> None:
+    _on_three_nodes(corpus["parquet"], tmp_path / "out")
+    assert daft_annotations(tmp_path / "out") == annotations(corpus["sqlite"])
 
 
 def test_telemetry_is_off_unless_the_user_turned_it_on() -> None:
@@ -594,3 +612,29 @@ def test_ingest_parquet_is_a_function_of_ingest(tmp_path: Path) -> None:
     assert done.export.pages == done.report.pages == pq.read_table(tmp_path / "direct").num_rows
     assert done.lines() == [done.report.summary(), *done.export.lines()]
     assert [p.name for p in tmp_path.iterdir()] == ["direct"]
+
+
+def test_a_run_cut_into_parts_gives_the_same_answer(
+    corpus: dict[str, Path], reviewed: dict[str, Any], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every step that needs all rows of a key at once runs a part at a time (so its memory is
+    a part's): with parts of 300 pages and band keys self-joined 2,000 rows at a time, the
+    2,000 pages give db's groups, canonicals and kinds, with and without reviewers' verdicts,
+    and no scratch table is left."""
+    from webdedup.distributed import daft_pipeline
+
+    monkeypatch.setattr(daft_pipeline, "PAGES_PER_PART", 300)
+    monkeypatch.setattr(daft_pipeline, "BAND_ROWS_PER_PART", 2_000)
+    out = tmp_path / "parts"
+    result = run("daft", f"{corpus['parquet']}/*.parquet", "--out", out, "--json")
+    done = json.loads(result.output)
+    assert done["pages"] == PAGES
+    assert daft_annotations(out) == annotations(corpus["sqlite"])
+    assert sorted(p.name for p in out.iterdir()) == [
+        "_webdedup_manifest.json", "edges", "pages", "verified"]
+    assert pq.read_table(out / "edges").to_pylist() == pq.read_table(
+        corpus["out"] / "edges").to_pylist()
+    verdicts = tmp_path / "reviewed-parts"
+    run("daft", f"{reviewed['parquet']}/*.parquet", "--out", verdicts, "-q")
+    assert daft_annotations(verdicts) == annotations(reviewed["full"])

@@ -8,9 +8,10 @@ with the state a next, incremental SQLite run needs.
 
 - :mod:`.daft_pipeline` the run: the phases as dataframe operations (needs the ``daft``
   extra), over :mod:`.runner` (native or Ray), :mod:`.reading` (the Parquet pages and their
-  verdicts), :mod:`.elections` (the election windows), :mod:`.udfs` (webdedup's own
-  functions on batches) and :mod:`.writing` (the Parquet parts and the manifest, locally or
-  on ``s3://``);
+  verdicts), :mod:`.elections` (the elections), :mod:`.udfs` (webdedup's own functions on
+  batches), :mod:`.scratch` (the run's intermediate tables, and the parts it is cut into so
+  that its memory is a part's, not the crawl's) and :mod:`.writing` (the Parquet parts and
+  the manifest, locally or on ``s3://``);
 - :mod:`.components` connected components of an edge dataframe (large-star/small-star);
 - :mod:`.parquet` the hand-off files: pages to Parquet (``export --parquet``);
 - :mod:`.assignments` reads a Daft run's output into a database's run tables.

@@ -85,9 +85,16 @@ def read_pages(
     return df, names
 
 
-def check_ids(pages: Any) -> int:
-    """The number of pages; raise when there are none or an id repeats (naming its files)."""
+def check_ids(pages: Any, pages_per_part: int = 1_000_000) -> int:
+    """The number of pages; raise when there are none or an id repeats (naming its files).
+
+    The ids are counted a part at a time (ids hashed into parts of about ``pages_per_part``),
+    so that the count holds a part's ids, not the crawl's; the files of a repeated id are
+    looked up only when there is one.
+    """
     from daft import col, lit
+
+    from .scratch import in_part
 
     total = int(pages.count_rows())
     if total == 0:
@@ -98,16 +105,27 @@ def check_ids(pages: Any) -> int:
             f"{no_id:,} page(s) of the Parquet input have no integer {ID_COLUMN!r} (null, or "
             "text that is not a number); every page needs an integer id"
         )
-    repeats = (
-        pages.groupby("id")
-        .agg(col("id").count().alias("n"), col(FILE_COLUMN).list_agg_distinct().alias("files"))
-        .where(col("n") > lit(1))
-        .limit(5)
-        .to_pylist()
-    )
-    if repeats:
+    parts = -(-total // pages_per_part)
+    repeated: list[int] = []
+    for k in range(parts):
+        counts = (
+            pages.select("id").where(in_part("id", k, parts))
+            .groupby("id").agg(col("id").count().alias("n"))
+            .where(col("n") > lit(1))
+        )
+        repeated += [int(r["id"]) for r in counts.limit(5).to_pylist()]
+        if len(repeated) >= 5:
+            break
+    if repeated:
+        rows = (
+            pages.where(col("id").is_in(repeated[:5]))
+            .groupby("id")
+            .agg(col("id").count().alias("n"), col(FILE_COLUMN).list_agg_distinct().alias("files"))
+            .sort("id")
+            .to_pylist()
+        )
         shown = "; ".join(
-            f"id {r['id']} ({r['n']} times, in {', '.join(sorted(r['files']))})" for r in repeats
+            f"id {r['id']} ({r['n']} times, in {', '.join(sorted(r['files']))})" for r in rows
         )
         raise InputError(
             f"page ids repeat in the Parquet input: {shown}. Each page needs its own id over "

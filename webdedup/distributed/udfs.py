@@ -31,7 +31,7 @@ PREPARED_TYPES = {
 }
 
 
-def prepare_udf(config: Config, spec: NearSpec) -> Any:
+def prepare_udf(config: Config, spec: NearSpec, batch_size: int | None = None) -> Any:
     import daft
     import pyarrow as pa
     from daft import DataType as DT
@@ -42,7 +42,7 @@ def prepare_udf(config: Config, spec: NearSpec) -> Any:
     arrow_type = pa.struct(fields)
     dtype = DT.from_arrow_type(arrow_type)
 
-    @daft.func.batch(return_dtype=dtype, unnest=True)
+    @daft.func.batch(return_dtype=dtype, unnest=True, batch_size=batch_size)
     def prepare(*series: Any) -> Any:
         rows = zip(*(s.to_pylist() for s in series), strict=True)
         out = []
@@ -81,10 +81,19 @@ def verify_udf(spec: NearSpec) -> Any:
     return verify
 
 
-def cluster_udf(spec: NearSpec, config: Config, apart: set[tuple[int, int]]) -> Any:
+def apart_type() -> Any:
+    """The type of a component's cannot-link pairs of exact groups (``cluster.groups_apart``):
+    a list of ``{a, b}`` structs."""
+    import pyarrow as pa
+    from daft import DataType as DT
+
+    return DT.from_arrow_type(pa.list_(pa.struct([("a", pa.int64()), ("b", pa.int64())])))
+
+
+def cluster_udf(spec: NearSpec, config: Config) -> Any:
     """Per connected component of exact groups: ``group_near`` with the election order
-    (reviewers' chosen canonicals first) and the cannot-link pairs of exact groups ``apart``
-    (:func:`~webdedup.algorithms.cluster.groups_apart`; a handful, sent with the UDF)."""
+    (reviewers' chosen canonicals first) and the component's cannot-link pairs of exact
+    groups (:func:`~webdedup.algorithms.cluster.groups_apart`), a column joined to it."""
     import daft
     import pyarrow as pa
     from daft import DataType as DT
@@ -99,7 +108,11 @@ def cluster_udf(spec: NearSpec, config: Config, apart: set[tuple[int, int]]) -> 
         return pinned + election(row)
 
     @daft.func(return_dtype=DT.from_arrow_type(arrow_type))
-    def cluster(members: list[dict[str, Any]], edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def cluster(
+        members: list[dict[str, Any]],
+        edges: list[dict[str, Any]],
+        apart: list[dict[str, Any]] | None,
+    ) -> list[dict[str, Any]]:
         rows = {m["id"]: _Row(m) for m in members}
         order = [r.id for r in sorted(rows.values(), key=order_key)]
         group_edges = {(e["a"], e["b"]): e["score"] for e in edges}
@@ -115,7 +128,7 @@ def cluster_udf(spec: NearSpec, config: Config, apart: set[tuple[int, int]]) -> 
         def score_of(a: int, b: int) -> float:
             return text_similarity(spec, text(a), text(b))
 
-        here = [(a, b) for a, b in apart if a in rows and b in rows]
+        here = [(p["a"], p["b"]) for p in apart or () if p["a"] in rows and p["b"] in rows]
         assigned = group_near(order, group_edges, score_of, config.chain_floor, here)
         return [{"id": k, "center": c, "score": s} for k, (c, s) in sorted(assigned.items())]
 
@@ -144,9 +157,10 @@ class _Row:
             setattr(self, name, m[name])
 
 
-def same_language(edges: Any, prepared: Any) -> Any:
+def same_language(edges: Any) -> Any:
     """The language guard of phase 4 (``pipeline.language_guard.keep_same_language``): the
-    edges whose two pages are not surely in different languages."""
+    edges whose two pages are not surely in different languages (their languages and scores
+    in ``_la``, ``_sa``, ``_lb``, ``_sb``)."""
     import daft
     from daft import DataType as DT
     from daft import col
@@ -156,14 +170,4 @@ def same_language(edges: Any, prepared: Any) -> Any:
         rows = zip(*(s.to_pylist() for s in (la, sa, lb, sb)), strict=True)
         return [not different_languages(*row) for row in rows]
 
-    langs = prepared.select("id", "lang", "lang_score")
-    la = langs.select(col("id").alias("a"), col("lang").alias("_la"),
-                      col("lang_score").alias("_sa"))
-    lb = langs.select(col("id").alias("b"), col("lang").alias("_lb"),
-                      col("lang_score").alias("_sb"))
-    return (
-        edges.join(la, on="a")
-        .join(lb, on="b")
-        .where(same(col("_la"), col("_sa"), col("_lb"), col("_sb")))
-        .exclude("_la", "_sa", "_lb", "_sb")
-    )
+    return edges.where(same(col("_la"), col("_sa"), col("_lb"), col("_sb")))

@@ -1,6 +1,7 @@
-"""The output of ``webdedup daft``: ``pages/``, ``edges/`` and ``verified/`` Parquet parts and,
-last, the manifest that ``webdedup db --assignments`` checks; into a fresh directory renamed
-into place when complete, or straight into an ``s3://`` prefix (:class:`RemoteDir`)."""
+"""The output of ``webdedup daft``: ``pages/``, ``edges/`` and ``verified/`` Parquet parts (the
+run, :func:`~.daft_pipeline.run_daft`, writes them) and, last, the manifest that ``webdedup db
+--assignments`` checks; into a fresh directory renamed into place when complete, or straight
+into an ``s3://`` prefix (:class:`RemoteDir`)."""
 
 from __future__ import annotations
 
@@ -52,19 +53,19 @@ class RemoteDir:
 #: The manifest's content, asked for once the Parquet parts are written (it holds the run's
 #: wall time).
 Manifest = Callable[[], dict[str, Any]]
+#: What writes the output's Parquet parts into a directory (its URL and Daft ``IOConfig``).
+Produce = Callable[[str, Any], None]
 
 
-def write_output(
-    target: Path | RemoteDir, result: Any, edges: Any, scored: Any, manifest: Manifest
-) -> None:
-    """Write the run's ``result`` (a page a row), verified ``edges`` and ``scored`` pairs and
-    its ``manifest`` into a fresh directory beside ``target``, renamed to it when complete (on
-    object storage: straight into ``target``, the manifest last, all removed on failure)."""
-    parts = (result, edges, scored, manifest)
+def write_output(target: Path | RemoteDir, produce: Produce, manifest: Manifest) -> None:
+    """Have ``produce`` write the run's Parquet parts (``pages/``, ``edges/``, ``verified/``,
+    and its scratch tables while it runs) into a fresh directory beside ``target``, then the
+    ``manifest``, and rename that directory to ``target`` when complete (on object storage:
+    straight into ``target``, the manifest last, all removed on failure)."""
     if isinstance(target, RemoteDir):
-        io_config = target.store.io_config()
         try:
-            _write_parts(*parts, target.url, io_config, target.fs)
+            produce(target.url, target.store.io_config())
+            _write_manifest(manifest, target.url, target.fs)
         except BaseException:
             target.fs.delete_dir_contents(target.path, missing_dir_ok=True)
             raise
@@ -72,7 +73,8 @@ def write_output(
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
-        _write_parts(*parts, str(work), None, None)
+        produce(str(work), None)
+        _write_manifest(manifest, str(work), None)
         if target.exists():
             target.rmdir()  # empty (checked before the run)
         work.rename(target)
@@ -117,24 +119,8 @@ def check_writable(target: Path) -> None:
         ) from exc
 
 
-def _write_parts(
-    result: Any, edges: Any, scored: Any, manifest: Manifest, where: str, io_config: Any,
-    filesystem: Any,
-) -> None:
-    """The output's Parquet parts and, last, its manifest (into ``where``)."""
-    from daft import col
-    from daft.functions import when
-
-    result.write_parquet(f"{where}/pages", io_config=io_config)
-    edges.select("a", "b", "score").sort(["a", "b"]).write_parquet(
-        f"{where}/edges", io_config=io_config
-    )
-    lo = when(col("_xa") < col("_xb"), col("_xa")).otherwise(col("_xb"))
-    hi = when(col("_xa") < col("_xb"), col("_xb")).otherwise(col("_xa"))
-    verified = scored.select(lo.alias("hash_a"), hi.alias("hash_b"), "score").distinct()
-    verified.sort(["hash_a", "hash_b"]).write_parquet(
-        f"{where}/verified", io_config=io_config
-    )
+def _write_manifest(manifest: Manifest, where: str, filesystem: Any) -> None:
+    """The output's manifest, last (into ``where``)."""
     content = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION, **manifest()}
     text = json.dumps(content, indent=2, default=list) + "\n"
     if filesystem is None:
