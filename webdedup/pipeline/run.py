@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..config import Columns, Config
-from ..errors import ConfigError, InputError, WebdedupError
+from ..errors import ConfigError, DatabaseLocked, InputError, WebdedupError
 from ..incremental import plan as planning
 from ..incremental import region
 from ..store import (
@@ -442,13 +442,16 @@ def _record_counts(conn: sqlite3.Connection, result: RunResult, counts: Counts) 
     result.url_duplicates = counts.url_duplicates
     result.exact_duplicates = counts.exact_duplicates
     result.near_duplicates = counts.near_duplicates
-    with transaction(conn):
-        conn.execute(
-            "UPDATE _webdedup_runs SET ignored = ?, url_duplicates = ?, exact_duplicates = ?, "
-            "near_duplicates = ?, groups = ? WHERE id = ?",
-            (counts.ignored, counts.url_duplicates, counts.exact_duplicates,
-             counts.near_duplicates, counts.groups, result.run_id),
-        )
+    try:
+        with transaction(conn):
+            conn.execute(
+                "UPDATE _webdedup_runs SET ignored = ?, url_duplicates = ?, exact_duplicates = ?, "
+                "near_duplicates = ?, groups = ? WHERE id = ?",
+                (counts.ignored, counts.url_duplicates, counts.exact_duplicates,
+                 counts.near_duplicates, counts.groups, result.run_id),
+            )
+    except DatabaseLocked:  # the run is written and committed: its row keeps zero counts
+        pass
 
 
 def _drop_run_tables(conn: sqlite3.Connection) -> None:
