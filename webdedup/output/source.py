@@ -198,12 +198,15 @@ def read_layout(conn: sqlite3.Connection, where: str = "the database") -> Source
         else ("run 'webdedup db' on it first")
     )
     version = schema_version(conn)
-    if 0 < version < INCREMENTAL_SCHEMA or (
-        version and not table_exists(conn, GROUPS_TABLE) and table_exists(conn, "_webdedup_runs")
-    ):
+    if 0 < version < INCREMENTAL_SCHEMA:
         raise NotAnnotated(
             f"{where} was annotated by an older webdedup (state schema {version}); run "
             f"'webdedup db {where}' once to upgrade it (one full run), then export"
+        )
+    if version and not table_exists(conn, GROUPS_TABLE) and table_exists(conn, "_webdedup_runs"):
+        raise NotAnnotated(
+            f"{where} was annotated by an older webdedup (state schema {version}); run "
+            f"'webdedup db {where}' once to upgrade it, then export"
         )
     if not all(table_exists(conn, t) for t in RESULT_TABLES):
         raise NotAnnotated(f"{where} has no webdedup results (no state tables); {hint}")
