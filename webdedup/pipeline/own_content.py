@@ -58,20 +58,18 @@ def run(ctx: RunContext) -> OwnResult:
     if not enabled(config):
         return OwnResult(hosts=0, own=0, thin=0)
     name = "own_hosts_incremental" if ctx.incremental else "own_hosts_full"
-    rows = conn.execute(sql(name), {"min_pages": int(config.segment_min_pages)}).fetchall()
-    nodes: dict[tuple[str, str], list[int]] = {}
-    words: dict[tuple[str, str], int] = {}
-    for pid, host, chash, n_words in conn.execute(
-        "SELECT n.id, p.host, p.content_hash, p.word_count FROM temp.run_near_nodes AS n "
-        "JOIN temp.run_prepared AS p ON p.id = n.id WHERE p.host IS NOT NULL"
-    ):
-        nodes.setdefault((host, chash), []).append(pid)
-        words[(host, chash)] = int(n_words)
+    # a host at a time, from two cursors in host order (the hosts' texts, the near nodes):
+    # nothing held for the whole run but the thin nodes (the own texts go out host by host)
+    rows = conn.execute(sql(name), {"min_pages": int(config.segment_min_pages)})
+    node_rows = _HostNodes(conn.execute(
+        "SELECT p.host, p.content_hash, n.id, p.word_count FROM temp.run_near_nodes AS n "
+        "JOIN temp.run_prepared AS p ON p.id = n.id WHERE p.host IS NOT NULL ORDER BY p.host"
+    ))
     hosts = own = thin = 0
-    thin_rows: list[tuple[str, str, str]] = []
-    own_rows: list[tuple[int, str]] = []
+    thin_ids: list[int] = []
     for host, group in groupby(rows, key=lambda r: r[0]):
         texts = [(chash, pid, n) for _, chash, pid, n in group]
+        nodes, words = node_rows.of(host)
         hosts += 1
         keep = len(texts) <= KEEP_TEXTS  # else read again: bounded memory on a huge host
         read = list(_texts(ctx, [pid for _, pid, _ in texts])) if keep else None
@@ -82,9 +80,10 @@ def run(ctx: RunContext) -> OwnResult:
         lines = host_lines(counts, int(config.segment_min_pages))
         if not lines:
             continue
-        mine = [(i, chash, pid) for i, (chash, pid, _) in enumerate(texts)
-                if (host, chash) in nodes]
+        mine = [(i, chash, pid) for i, (chash, pid, _) in enumerate(texts) if chash in nodes]
         again = [] if read is not None else _texts(ctx, [pid for _, _, pid in mine])
+        thin_rows: list[tuple[str, str, str]] = []
+        own_rows: list[tuple[int, str]] = []
         for (i, chash, _), text in zip(
             mine, (read[i] for i, _, _ in mine) if read is not None else again, strict=True
         ):
@@ -92,23 +91,47 @@ def run(ctx: RunContext) -> OwnResult:
                 continue  # none of the host's lines: compared whole
             kept = own_text(text, lines)
             digest = digest_text(kept)
-            reason = thin_reason(digest.n_words, words[(host, chash)], config.min_words)
+            reason = thin_reason(digest.n_words, words[chash], config.min_words)
             if reason is not None:
                 thin += 1
                 thin_rows.append((host, chash, reason))
+                thin_ids += nodes[chash]
             else:
-                own += len(nodes[(host, chash)])
-                own_rows += [(i, kept) for i in nodes[(host, chash)]]
-    conn.executemany(
-        "INSERT INTO temp.run_thin_texts (host, content_hash, reason) VALUES (?, ?, ?)",
-        thin_rows,
-    )
-    conn.executemany(
-        "DELETE FROM temp.run_near_nodes WHERE id = ?",
-        [(i,) for host, chash, _ in thin_rows for i in nodes[(host, chash)]],
-    )
-    conn.executemany("INSERT INTO temp.run_own (id, text) VALUES (?, ?)", own_rows)
+                own += len(nodes[chash])
+                own_rows += [(i, kept) for i in nodes[chash]]
+        conn.executemany(
+            "INSERT INTO temp.run_thin_texts (host, content_hash, reason) VALUES (?, ?, ?)",
+            thin_rows,
+        )
+        conn.executemany("INSERT INTO temp.run_own (id, text) VALUES (?, ?)", own_rows)
+    node_rows.close()
+    # (after the node cursor is done: a table is not changed under a cursor reading it)
+    conn.executemany("DELETE FROM temp.run_near_nodes WHERE id = ?", [(i,) for i in thin_ids])
     return OwnResult(hosts=hosts, own=own, thin=thin)
+
+
+class _HostNodes:
+    """The near nodes of a cursor in host order, a host at a time (:meth:`of`, asked in
+    the same order): each text's node ids and word count."""
+
+    def __init__(self, cursor: sqlite3.Cursor) -> None:
+        self._cursor = cursor
+        self._next: tuple[str, str, int, int] | None = next(cursor, None)
+
+    def of(self, host: str) -> tuple[dict[str, list[int]], dict[str, int]]:
+        nodes: dict[str, list[int]] = {}
+        words: dict[str, int] = {}
+        while self._next is not None and self._next[0] < host:  # hosts with no texts counted
+            self._next = next(self._cursor, None)
+        while self._next is not None and self._next[0] == host:
+            _, chash, pid, n_words = self._next
+            nodes.setdefault(chash, []).append(int(pid))
+            words[chash] = int(n_words)
+            self._next = next(self._cursor, None)
+        return nodes, words
+
+    def close(self) -> None:
+        self._cursor.close()
 
 
 def _texts(ctx: RunContext, ids: list[int]) -> Iterable[str | None]:
