@@ -69,6 +69,12 @@ INSERT INTO _webdedup_edges (a, b, score, method)
 SELECT canonical_id, id, dup_score, 'minhash' FROM pages WHERE dup_kind = 'near'
 """
 
+#: each annotated page's group columns, as phase 5 keeps them beside the pages (schema 11)
+GROUPS_SQL = """
+INSERT INTO _webdedup_groups (id, dup_group, dup_kind, is_canonical)
+SELECT id, dup_group, dup_kind, is_canonical FROM pages
+"""
+
 OUTPUT_COLUMNS = (
     "canonical_url TEXT, content_hash TEXT, exact_group_size INTEGER, dup_group INTEGER, "
     "dup_group_size INTEGER, canonical_id INTEGER, is_canonical INTEGER, dup_kind TEXT, "
@@ -93,6 +99,7 @@ def build(path: Path, pages: int) -> float:
         conn.execute(BUILD_SQL, {"pages": pages})
         conn.execute(PREPARED_SQL)
         conn.execute(EDGES_SQL)
+        conn.execute(GROUPS_SQL)
         params = config.shaping_parameters() | {"webdedup_version": __version__}
         conn.execute(
             "INSERT INTO _webdedup_runs (started_at, finished_at, mode, method, fingerprint, "
