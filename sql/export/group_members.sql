@@ -2,6 +2,6 @@
 -- {content_hash}: webdedup's hash of p's text (see Source.sql).
 SELECT p.{rowid} AS id, p.dup_group, p.canonical_url, {content_hash} AS content_hash
 FROM main._webdedup_groups AS a
-JOIN {pages} AS p ON p.{rowid} = a.id
+JOIN {pages} AS p ON p.{rowid} = a.id AND p.dup_group = a.dup_group  -- a row renumbered by VACUUM carries another group: left out
 WHERE a.dup_group IN (:group_a, :group_b)
 ORDER BY p.{rowid};

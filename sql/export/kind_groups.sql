@@ -12,7 +12,7 @@ SELECT g.dup_group      AS dup_group,
        {title}          AS title
 FROM {groups} AS g
 JOIN main._webdedup_groups AS a ON a.dup_group = g.dup_group
-JOIN {pages} AS p ON p.{rowid} = a.id
+JOIN {pages} AS p ON p.{rowid} = a.id AND p.dup_group = a.dup_group  -- a row renumbered by VACUUM carries another group: left out
 WHERE g.kind = :kind
   AND (:min_size IS NULL OR g.size >= :min_size)
 ORDER BY g.dup_group, p.is_canonical DESC, p.{rowid};

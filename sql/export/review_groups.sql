@@ -31,7 +31,7 @@ SELECT p.dup_group     AS dup_group,
        {text}          AS text,
        {html}          AS html
 FROM main._webdedup_groups AS a
-JOIN {pages} AS p ON p.{rowid} = a.id
+JOIN {pages} AS p ON p.{rowid} = a.id AND p.dup_group = a.dup_group  -- a row renumbered by VACUUM carries another group: left out
 LEFT JOIN main._webdedup_prepared AS pr ON pr.id = p.{rowid}
 LEFT JOIN main._webdedup_edges AS e
        ON e.a = min(p.{rowid}, p.canonical_id) AND e.b = max(p.{rowid}, p.canonical_id)

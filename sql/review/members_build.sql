@@ -11,7 +11,7 @@ INSERT INTO temp.review_members
 SELECT p.{rowid}, p.dup_group, p.dup_group_size, p.is_canonical, p.dup_kind, p.dup_score,
        p.{url}, {title}, w.host, {lang}
 FROM main._webdedup_groups AS a
-JOIN {pages} AS p ON p.{rowid} = a.id
+JOIN {pages} AS p ON p.{rowid} = a.id AND p.dup_group = a.dup_group  -- a row renumbered by VACUUM carries another group: left out
 LEFT JOIN main._webdedup_prepared AS w ON w.id = p.{rowid}
 -- {groups} is sql/group_kinds.sql: the one definition of a group (webdedup/store/counts.py)
 WHERE a.dup_group IN (SELECT dup_group FROM {groups});

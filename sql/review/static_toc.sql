@@ -6,7 +6,7 @@ SELECT g.dup_group AS dup_group, g.size AS size, c.{url} AS url,
         WHERE k.dup_group = g.dup_group AND k.dup_kind IS NOT NULL) AS kinds
 FROM {groups} AS g
 JOIN main._webdedup_groups AS cg ON cg.dup_group = g.dup_group AND cg.is_canonical = 1
-JOIN {pages} AS c ON c.{rowid} = cg.id
+JOIN {pages} AS c ON c.{rowid} = cg.id AND c.dup_group = cg.dup_group
 WHERE (:min_size IS NULL OR g.size >= :min_size)
   AND (:kinds IS NULL OR g.dup_group IN (
         SELECT k.dup_group FROM main._webdedup_groups AS k

@@ -273,7 +273,7 @@ def _write_ahead(writer: _Writer) -> int:
                 f"FROM temp.{quote(copy.temp)} WHERE "
             )
             # the stored rows go a key range at a time, each with the new rows of its range
-            clear = partial(_execute, conn, f"DELETE FROM main.{quote(copy.main)} WHERE ")
+            clear = partial(_clear, conn, f"main.{quote(copy.main)}")
             _batches(
                 writer, copy.temp, copy.key, spacer, partial(_execute, conn, insert), clear=clear
             )
@@ -329,6 +329,10 @@ def _write_last(writer: _Writer, ahead: int | None) -> WriteBackResult:
             run_script(conn, "queue_unseen", pages=quote(layout.table), rowid=quote(layout.rowid))
     if ahead is None or plan.mode == "incremental":  # (a batched full run: write_ahead)
         segments.save(ctx)
+    run_script(  # the rows changed since the snapshot keep the groups of their annotations
+        conn, "groups_resync", {"max_seq": plan.max_seq},
+        pages=quote(layout.table), rowid=quote(layout.rowid),
+    )
     conn.execute("DELETE FROM _webdedup_changes WHERE seq <= ?", (plan.max_seq,))
     if writer.missed_changes:  # see Plan.tracked: the next run must be full
         set_meta(
@@ -399,6 +403,16 @@ def _execute(
     conn: sqlite3.Connection, prefix: str, where: str, params: dict[str, object], end: str = ""
 ) -> None:
     conn.execute(prefix + where + end, params)
+
+
+def _clear(conn: sqlite3.Connection, table: str, where: str, params: dict[str, object]) -> None:
+    """Delete a key range of ``table``; all of it for ``where`` ``"1"`` without a ``WHERE``,
+    which SQLite does by dropping the table's pages, not row by row (a table of a million
+    rows, with its indexes: seconds under the lock)."""
+    if where == "1":
+        conn.execute(f"DELETE FROM {table}")
+    else:
+        conn.execute(f"DELETE FROM {table} WHERE {where}", params)
 
 
 def _copy_whole(conn: sqlite3.Connection, copy: StateCopy) -> None:
@@ -475,9 +489,10 @@ def _batches(
             _check(writer)
             if first is not None and after is None:
                 first()
+            within = " AND ".join(c for c in (lower, upper) if c != "1") or "1"
             if clear is not None:
-                clear(f"{lower} AND {upper}", params)
-            write(f"{lower} AND {upper} ORDER BY {cols}", params)
+                clear(within, params)
+            write(f"{within} ORDER BY {cols}", params)
         if upto is None:
             return
         after = tuple(upto)
