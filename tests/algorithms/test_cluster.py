@@ -5,7 +5,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webdedup.algorithms.cluster import UnionFind, component_edges, degree_stars, group_near
+from webdedup.algorithms.cluster import UnionFind, degree_stars, group_near, group_pairs
 
 
 def test_union_find_basics():
@@ -62,10 +62,16 @@ def test_copies_of_one_original_stay_together():
     assert got == {3: (2, 0.85), 1: (2, 0.95)}
 
 
-def test_component_edges_keep_the_best_score_between_groups():
+def test_group_pairs_keep_the_best_score_between_groups():
     component = {10: 1, 11: 1, 20: 2, 30: 3}
     edges = [(10, 20, 0.91), (11, 20, 0.97), (10, 11, 0.99), (20, 30, 0.92)]
-    assert component_edges(edges, component) == {(1, 2): 0.97, (2, 3): 0.92}
+    assert triples(group_pairs(edges, component, set())) == [(1, 2, 0.97), (2, 3, 0.92)]
+    # a reviewer keeps 1 and 2 apart
+    assert triples(group_pairs(edges, component, {(1, 2)})) == [(2, 3, 0.92)]
+
+
+def triples(arrays) -> list[tuple]:
+    return list(zip(*(a.tolist() for a in arrays), strict=True))
 
 
 @st.composite

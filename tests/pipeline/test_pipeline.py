@@ -519,3 +519,36 @@ def test_default_bands_propose_copies_framed_in_long_boilerplate():
     assert pairs >= 40, pairs
     assert found["default"] >= 0.85 * pairs, (found, pairs)
     assert found["old"] <= 0.75 * pairs, (found, pairs)  # the test can tell them apart
+
+
+def test_clustering_a_few_components_at_a_time_equals_clustering_them_at_once(
+    tmp_path, monkeypatch
+):
+    """Phase 4 clusters the group edges in chunks of whole connected components (bounded
+    memory): the stars never cross a component, so chunks of any size give the same groups,
+    reviewers' cannot-links included."""
+    from test_write_batches import crawl
+
+    from webdedup.pipeline import phase4_near
+    from webdedup.store import connect, migrate, transaction
+    from webdedup.store.verdicts import add_verdict
+
+    def annotations(chunk: int) -> list[tuple]:
+        monkeypatch.setattr(phase4_near, "CLUSTER_CHUNK", chunk)
+        path = write_pages(tmp_path / f"chunk-{chunk}.sqlite", crawl(60))
+        conn = connect(path)
+        with transaction(conn):
+            migrate(conn)
+            add_verdict(conn, "not_duplicate", 1, 2)  # an original and its edited copy
+        conn.close()
+        result = Deduplicator(config=Config()).run_on_db(path)
+        assert result.near_duplicates > 10
+        conn = sqlite3.connect(path)
+        try:
+            return conn.execute(
+                "SELECT id, dup_group, canonical_id, dup_kind, dup_score FROM pages ORDER BY id"
+            ).fetchall()
+        finally:
+            conn.close()
+
+    assert annotations(1) == annotations(10**9)

@@ -159,10 +159,23 @@ def component_order(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     lo, hi = np.asarray(lo, np.int64), np.asarray(hi, np.int64)
     if not len(lo):
         return np.empty(0, np.int64)
+    return np.lexsort((hi, lo, pair_components(lo, hi))).astype(np.int64)
+
+
+def pair_components(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The connected component of each pair ``(lo[k], hi[k])``: a number shared by the pairs
+    of one component, ascending with the component's smallest node.
+
+    >>> pair_components(np.array([0, 5, 1]), np.array([9, 6, 9])).tolist()
+    [0, 2, 0]
+    """
+    lo, hi = np.asarray(lo, np.int64), np.asarray(hi, np.int64)
+    if not len(lo):
+        return np.empty(0, np.int64)
     _, inverse = np.unique(np.concatenate([lo, hi]), return_inverse=True)
     a, b = inverse[: len(lo)], inverse[len(lo):]
     label, _ = _component_labels(a, b, int(inverse.max()) + 1)
-    return np.lexsort((hi, lo, label[a])).astype(np.int64)
+    return np.asarray(label[a], np.int64)
 
 
 def _component_labels(a: np.ndarray, b: np.ndarray, nodes: int) -> tuple[np.ndarray, int]:

@@ -14,12 +14,13 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
+import numpy as np
+
 __all__ = [
     "UnionFind",
-    "component_edges",
     "degree_stars",
-    "drop_cannot_links",
     "group_near",
+    "group_pairs",
     "groups_apart",
 ]
 
@@ -135,35 +136,40 @@ def degree_stars(
     return stars
 
 
-def component_edges(
-    edges: Iterable[tuple[int, int, float]], component: dict[int, int]
-) -> dict[tuple[int, int], float]:
-    """Lift page edges to edges between exact groups (keyed by their winners), best score."""
-    out: dict[tuple[int, int], float] = {}
-    for a, b, score in edges:
-        ca, cb = component[a], component[b]
-        if ca == cb:
-            continue
-        key = (ca, cb) if ca < cb else (cb, ca)
-        if score > out.get(key, -1.0):
-            out[key] = score
-    return out
+def group_pairs(
+    edges: Sequence[tuple[int, int, float]],
+    component: dict[int, int],
+    apart: set[tuple[int, int]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Page edges lifted to edges between exact groups (``component``: page -> its group's
+    winner), each pair of groups once with its best score, less the reviewers' cannot-link
+    pairs ``apart`` (pairs of winners, smaller first): three arrays, the pairs ``lo < hi``
+    in order (pure). Arrays, not a dict of pairs: 24 bytes an edge instead of about 200.
 
-
-def drop_cannot_links(
-    group_edges: dict[tuple[int, int], float], apart: Iterable[tuple[int, int]]
-) -> dict[tuple[int, int], float]:
-    """``group_edges`` without the pairs a reviewer said are not duplicates (pure).
-
-    Pairs are matched in either order.
-
-    >>> drop_cannot_links({(1, 2): 0.95, (2, 3): 0.91}, [(2, 1)])
-    {(2, 3): 0.91}
+    >>> lo, hi, score = group_pairs(
+    ...     [(1, 2, 0.91), (4, 2, 0.97), (1, 3, 0.95), (3, 5, 0.9)],
+    ...     {1: 1, 2: 2, 3: 1, 4: 2, 5: 3}, apart={(1, 3)})
+    >>> list(zip(lo.tolist(), hi.tolist(), score.tolist()))
+    [(1, 2, 0.91)]
+    >>> group_pairs([(1, 2, 0.9), (3, 4, 0.8)], {1: 1, 2: 2, 3: 2, 4: 1}, set())[2].tolist()
+    [0.9]
     """
-    gone = {(min(a, b), max(a, b)) for a, b in apart}
-    if not gone:
-        return group_edges
-    return {pair: s for pair, s in group_edges.items() if pair not in gone}
+    n = len(edges)
+    a = np.fromiter((component[e[0]] for e in edges), np.int64, n)
+    b = np.fromiter((component[e[1]] for e in edges), np.int64, n)
+    score = np.fromiter((e[2] for e in edges), np.float64, n)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    keep = lo != hi
+    if apart:
+        keep &= np.fromiter(
+            ((x, y) not in apart for x, y in zip(lo.tolist(), hi.tolist(), strict=True)), bool, n
+        )
+    lo, hi, score = lo[keep], hi[keep], score[keep]
+    best = np.lexsort((-score, hi, lo))  # each pair's best score first
+    lo, hi, score = lo[best], hi[best], score[best]
+    first = np.ones(len(lo), dtype=bool)
+    first[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
+    return lo[first], hi[first], score[first]
 
 
 def groups_apart(

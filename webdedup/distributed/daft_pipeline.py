@@ -21,10 +21,11 @@ them, the dataframe does what SQL does on one machine:
 The reviewers' verdicts travel in the input's ``canonical_rank`` and ``not_duplicate_of``
 columns (``webdedup export --parquet`` writes them) and are honoured as ``webdedup db``
 honours them: chosen canonicals first in all three elections, "not a duplicate" pairs lifted to
-exact groups (:func:`~webdedup.algorithms.cluster.groups_apart`), dropped from the group edges
-(:func:`~webdedup.algorithms.cluster.drop_cannot_links`) and kept apart by ``group_near``. The
-language guard (:func:`~webdedup.algorithms.language.different_languages`) drops verified
-edges between pages surely in different languages, before they are stored and clustered.
+exact groups (:func:`~webdedup.algorithms.cluster.groups_apart`), dropped from the group
+edges (as :func:`~webdedup.algorithms.cluster.group_pairs` drops them) and kept apart by
+``group_near``. The language guard
+(:func:`~webdedup.algorithms.language.different_languages`) drops verified edges between
+pages surely in different languages, before they are stored and clustered.
 
 No table of the crawl is held in memory: each phase's result is written as Parquet under the
 output's ``_scratch/`` and read back lazily, and each step that needs all rows of a key at once
@@ -447,8 +448,8 @@ class _Run:
         return s.count("scored"), s.count("edges")
 
     def cluster(self) -> None:
-        """Edges lifted to exact groups (``cluster.component_edges``), less the reviewers'
-        cannot-links (``cluster.drop_cannot_links``, as an anti-join), their connected
+        """Edges lifted to exact groups less the reviewers' cannot-links (the rule of
+        ``cluster.group_pairs``; the cannot-links as an anti-join), their connected
         components, and ``group_near`` in each (a part of the components at a time)."""
         from daft import col, lit
         from daft.functions import to_struct, when

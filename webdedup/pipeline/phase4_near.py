@@ -19,14 +19,14 @@ never sketched nor compared.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..algorithms.bands import candidate_pairs, component_order, pairs_by_band
-from ..algorithms.cluster import component_edges, drop_cannot_links, group_near, groups_apart
+from ..algorithms.bands import candidate_pairs, component_order, pair_components, pairs_by_band
+from ..algorithms.cluster import group_near, group_pairs, groups_apart
 from ..algorithms.simhash import hamming_distances, simhash
 from ..algorithms.sketch import (
     NearSpec,
@@ -52,6 +52,9 @@ SIMHASH_BATCH = 100_000
 VERIFY_CHUNK = 1_000
 #: Below this many candidate pairs verification stays in one process.
 PARALLEL_MIN_PAIRS = 1_000
+#: Edges between exact groups clustered at a time (whole connected components: a larger
+#: component is clustered whole).
+CLUSTER_CHUNK = 20_000
 
 
 def run(ctx: RunContext) -> NearResult:
@@ -87,8 +90,10 @@ def run(ctx: RunContext) -> NearResult:
             texts = segments.stripped_texts(ctx, (a, b))
         else:
             texts = fetch_texts(conn, ctx.layout, (a, b))
-        texts |= {i: page_digest(PageInput(i, None, t)).sketch
-                  for i, t in own_content.own_texts(ctx, (a, b)).items()}
+        texts |= {
+            i: page_digest(PageInput(i, None, t)).sketch
+            for i, t in own_content.own_texts(ctx, (a, b)).items()
+        }
         return text_similarity(spec, texts[a], texts[b])
 
     edges = cluster_edges(ctx, edges, component, score_of)
@@ -107,31 +112,77 @@ def cluster_edges(
     go into ``temp.run_edges``; the reviewers' "not a duplicate" verdicts, lifted to the
     exact groups, keep pairs out of one group; :func:`group_near` makes the stars (no
     chaining, ``chain_floor`` against the canonical by ``score_of``) in election order into
-    ``temp.run_near``. Returns the edges kept.
+    ``temp.run_near``, some whole connected components at a time (its sets and heaps then
+    hold a chunk's groups, not every linked group of the run: at a million pages they took
+    190 MB at once). Returns the edges kept.
     """
-    conn, spec = ctx.conn, ctx.spec
+    conn = ctx.conn
     edges = language_guard.keep_same_language(conn, edges)
     conn.executemany(
         "INSERT OR REPLACE INTO temp.run_edges (a, b, score, method) VALUES (?, ?, ?, ?)",
-        [(a, b, s, spec.method) for a, b, s in edges],
+        [(a, b, s, ctx.spec.method) for a, b, s in edges],
     )
     apart = _groups_apart(ctx)
-    group_edges = drop_cannot_links(component_edges(edges, component), apart)
-    linked = {x for pair in group_edges for x in pair}
-    order = [
-        r[0]
-        for r in conn.execute(
-            "SELECT id FROM temp.run_prepared WHERE id IN "
-            f"({', '.join(map(str, sorted(linked))) or 'NULL'}) "
+    lo, hi, score = group_pairs(edges, component, apart)
+    election = _ElectionOrder(ctx, np.unique(np.concatenate([lo, hi])))
+    labels = pair_components(lo, hi)
+    by_component = np.argsort(labels, kind="stable")
+    lo, hi, score, labels = (x[by_component] for x in (lo, hi, score, labels))
+    for start, end in _whole_components(labels, CLUSTER_CHUNK):
+        pairs = zip(lo[start:end].tolist(), hi[start:end].tolist(), strict=True)
+        chunk = dict(zip(pairs, score[start:end].tolist(), strict=True))
+        nodes = {x for pair in chunk for x in pair}
+        order = election.order(nodes)
+        here = [pair for pair in apart if pair[0] in nodes and pair[1] in nodes]
+        assigned = group_near(order, chunk, score_of, ctx.config.chain_floor, here)
+        conn.executemany(
+            "INSERT INTO temp.run_near (id, center, score) VALUES (?, ?, ?)",
+            [(pid, c, s) for pid, (c, s) in assigned.items()],
+        )
+    return edges
+
+
+def _whole_components(labels: np.ndarray, size: int) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` slices of ``labels`` (sorted) of about ``size`` rows each, cut only
+    between two components (a larger component is one slice).
+
+    >>> list(_whole_components(np.array([0, 0, 0, 1, 2, 2]), 2))
+    [(0, 3), (3, 5), (5, 6)]
+    """
+    start = 0
+    while start < len(labels):
+        end = min(start + size, len(labels))
+        while end < len(labels) and labels[end] == labels[end - 1]:
+            end += 1
+        yield start, end
+        start = end
+
+
+class _ElectionOrder:
+    """The election order of the exact groups' winners that have group edges (those of
+    ``run_prepared``), as two arrays (16 bytes a node, not a dict's 100)."""
+
+    def __init__(self, ctx: RunContext, ids: np.ndarray) -> None:
+        conn = ctx.conn
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS run_linked (node INTEGER PRIMARY KEY)")
+        conn.execute("DELETE FROM temp.run_linked")
+        conn.executemany("INSERT INTO temp.run_linked VALUES (?)", ((i,) for i in ids.tolist()))
+        query = (
+            "SELECT id FROM temp.run_prepared WHERE id IN (SELECT node FROM temp.run_linked) "
             f"ORDER BY {ctx.election_sql()}"
         )
-    ]
-    assigned = group_near(order, group_edges, score_of, ctx.config.chain_floor, apart)
-    conn.executemany(
-        "INSERT INTO temp.run_near (id, center, score) VALUES (?, ?, ?)",
-        [(pid, c, s) for pid, (c, s) in assigned.items()],
-    )
-    return edges
+        ranked = np.fromiter((r[0] for r in conn.execute(query)), np.int64)
+        conn.execute("DELETE FROM temp.run_linked")
+        self._rank = np.argsort(ranked, kind="stable")  # the rank of the k-th smallest id
+        self._ids = ranked[self._rank]  # ascending
+
+    def order(self, nodes: Iterable[int]) -> list[int]:
+        """``nodes`` in election order (those it does not know left out)."""
+        ask = np.fromiter(nodes, np.int64)
+        at = np.searchsorted(self._ids, ask)
+        hit = at < len(self._ids)
+        hit[hit] = self._ids[at[hit]] == ask[hit]
+        return ask[hit][np.argsort(self._rank[at[hit]])].tolist()
 
 
 def _groups_apart(ctx: RunContext) -> set[tuple[int, int]]:
