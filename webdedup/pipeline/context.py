@@ -49,9 +49,6 @@ class RunContext:
     plan: Plan | None = None  #: full or incremental, and the queue rows this run consumes
     #: what each phase reported (its result's counts), for the run row
     phase_counts: dict[str, dict[str, int]] = field(default_factory=dict)
-    #: output columns the crawler's table already had as its own (``content_hash``): phase 5
-    #: leaves them as they are (:func:`~webdedup.store.schema.crawler_columns`)
-    crawler_columns: tuple[str, ...] = ()
 
     def record(self, name: str, result: PhaseResult) -> None:
         """Keep a phase's counts (a phase run again adds up)."""
