@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .algorithms.timestamps import parse_timestamp
 from .algorithms.urls import IgnoreRules, canonical_host, canonicalize_url, unwrap_archive_url
@@ -25,9 +25,14 @@ from .config import PARSED_COLUMNS, Columns, Config
 from .errors import ConfigError, InputError
 from .pipeline.context import PhaseHook
 from .pipeline.in_memory import run_on_list
+from .pipeline.prune import restore_pruned
 from .pipeline.run import RunResult, run_on_db
 from .store import connect, table_columns
 from .store.content_hash import add_content_hash_column
+
+if TYPE_CHECKING:  # the distributed path's results (Daft, Ray, pyarrow: imported when run)
+    from .distributed.daft_pipeline import DaftResult
+    from .distributed.parquet import ParquetExport
 
 #: How a page joined its group, per ``get_*`` function: pages that joined that way go.
 _DROPPED = {
@@ -239,6 +244,129 @@ class Deduplicator:
             on_message=on_message,
         )
 
+    def restore(
+        self,
+        db: str | Path | sqlite3.Connection,
+        *,
+        on_message: Callable[[str], None] | None = None,
+    ) -> int:
+        """Put back into ``db``'s table of pages (the one this object maps) the rows that
+        pruning moved out: those of a ``prune=True`` run, and those a call on the database
+        (``dedup(db)``) left out, with the URLs it rewrote. Returns how many rows came back
+        (``webdedup restore``).
+
+        Every row goes back under its original id. When some cannot (the crawler has since
+        written a new page under the id, or re-crawled the URL into a UNIQUE column), nothing
+        is restored and :class:`~webdedup.errors.RestoreConflict` lists them. A table
+        without an INTEGER PRIMARY KEY has no stable ids: there a row whose rowid is taken
+        goes back under a new one, and ``on_message`` receives a line saying so.
+
+        Example::
+
+            >>> dedup = Deduplicator()
+            >>> dedup("crawl.sqlite")  # doctest: +SKIP
+            >>> dedup.restore("crawl.sqlite")  # doctest: +SKIP
+            42
+        """
+        config = self.build_config()
+        return restore_pruned(
+            db, config.columns.table, busy_timeout=config.busy_timeout, on_message=on_message
+        )
+
+    def run_on_list(
+        self, pages: Iterable[Mapping[str, Any]], *, survivors_only: bool = False
+    ) -> list[dict[str, Any]]:
+        """Run on page dicts (keys as the column names: ``url``, ``content``, ...).
+
+        Returns one dict per page, in input order: a copy of the given page's fields with
+        ``id`` (the page's ``id`` or its 1-based position), the output columns of
+        ``run_on_db``, ``ignored`` (why a page was left out, else None) and ``lang`` added. As
+        on a table, a page's own ``content_hash`` is kept (webdedup's hash of the normalized
+        text is not written over it); webdedup's other output fields are this run's. The same
+        pipeline runs on an in-memory SQLite database.
+
+        With ``survivors_only=True``, as the API this one follows returns them: one page per
+        group (its canonical), ignored pages left out — each a copy of the given page dict
+        with ``url`` replaced by its canonical URL, ``domain`` its host, and the annotations
+        under the keys the page does not have already. In this mode and in the ``get_*``
+        methods a page dict is read from ``parsed`` (that API's field for the extracted
+        text), else from ``content``, unless ``columns`` maps the text to another key.
+        """
+        if not survivors_only:
+            given = [dict(p) for p in pages]
+            rows = run_on_list(given, self.build_config())
+            return [_with_fields(page, row) for page, row in zip(given, rows, strict=True)]
+        return self._survivors(pages, self.build_config(), lambda row: bool(row["is_canonical"]))
+
+    # -- beyond one machine: Parquet and Daft (webdedup[daft]) ------------------------------
+    def export_parquet(self, db: str | Path, directory: str | Path) -> ParquetExport:
+        """Write the pages of ``db`` as Parquet files into the new ``directory``, for
+        :meth:`run_on_parquet` (``webdedup export --parquet``): one row a page under
+        webdedup's column names, with the reviewers' verdicts on the pages they name. The
+        table and columns are read as this object maps them (the last run's mapping when it
+        names none); the database is only read, before any run or after.
+
+        Example::
+
+            >>> dedup = Deduplicator(config=Config(own_content=False))
+            >>> dedup.export_parquet("crawl.sqlite", "pages/")  # doctest: +SKIP
+            ParquetExport(directory='pages', pages=1520, files=1)
+        """
+        from .distributed.parquet import export_parquet
+
+        config = self._config_for_db(db)
+        return export_parquet(db, directory, config.columns, busy_timeout=config.busy_timeout)
+
+    def run_on_parquet(
+        self,
+        inputs: str | Sequence[str],
+        out: str | Path,
+        *,
+        ray_address: str | None = None,
+        s3_endpoint: str | None = None,
+        s3_region: str | None = None,
+        s3_anonymous: bool = False,
+        io_config: Any = None,
+        on_message: Callable[[str], None] | None = None,
+    ) -> DaftResult:
+        """Deduplicate Parquet pages on Daft into the new directory ``out`` (``webdedup
+        daft``): the phases and rules of :meth:`run_on_db`, with this object's configuration
+        (method ``minhash`` only; whole texts: no own content), on Daft's native runner on
+        this machine, or on the Ray cluster at ``ray_address`` (``"auto"``, ``HOST:PORT``
+        or ``ray://HOST:PORT``). :meth:`load_assignments` writes the result into the
+        database.
+
+        ``inputs``: Parquet files or globs, local or ``s3://``, with an integer ``id``, a URL
+        and a text (or HTML) column, e.g. :meth:`export_parquet`'s. ``out`` may be ``s3://``
+        too; the ``s3_*`` values say how to reach it (else the AWS environment variables,
+        which are read only when a path is remote); ``io_config``: a Daft ``IOConfig`` of
+        one's own for the inputs instead (GCS, Azure, retries). ``on_message`` receives a
+        line saying which runner runs how many pages.
+
+        Example::
+
+            >>> dedup = Deduplicator(config=Config(own_content=False))
+            >>> dedup.export_parquet("crawl.sqlite", "pages/")  # doctest: +SKIP
+            >>> dedup.run_on_parquet("pages/*.parquet", "assignments/")  # doctest: +SKIP
+            >>> dedup.load_assignments("crawl.sqlite", "assignments/")  # doctest: +SKIP
+        """
+        from .distributed.daft_pipeline import run_daft
+        from .distributed.objectstore import ObjectStore, is_remote
+
+        paths = [inputs] if isinstance(inputs, str) else [str(p) for p in inputs]
+        store = None  # local paths only: the AWS environment is not read
+        if any(is_remote(p) for p in (*paths, str(out))):
+            store = ObjectStore.from_options(s3_endpoint, s3_region, s3_anonymous)
+        return run_daft(
+            paths,
+            out,
+            self.build_config(),
+            ray_address=ray_address,
+            io_config=io_config,
+            store=store,
+            on_message=on_message,
+        )
+
     def load_assignments(
         self,
         db: str | Path | sqlite3.Connection,
@@ -268,31 +396,6 @@ class Deduplicator:
             on_message=on_message,
             loaded=Assignments.open(str(assignments)),
         )
-
-    def run_on_list(
-        self, pages: Iterable[Mapping[str, Any]], *, survivors_only: bool = False
-    ) -> list[dict[str, Any]]:
-        """Run on page dicts (keys as the column names: ``url``, ``content``, ...).
-
-        Returns one dict per page, in input order: a copy of the given page's fields with
-        ``id`` (the page's ``id`` or its 1-based position), the output columns of
-        ``run_on_db``, ``ignored`` (why a page was left out, else None) and ``lang`` added. As
-        on a table, a page's own ``content_hash`` is kept (webdedup's hash of the normalized
-        text is not written over it); webdedup's other output fields are this run's. The same
-        pipeline runs on an in-memory SQLite database.
-
-        With ``survivors_only=True``, as the API this one follows returns them: one page per
-        group (its canonical), ignored pages left out — each a copy of the given page dict
-        with ``url`` replaced by its canonical URL, ``domain`` its host, and the annotations
-        under the keys the page does not have already. In this mode and in the ``get_*``
-        methods a page dict is read from ``parsed`` (that API's field for the extracted
-        text), else from ``content``, unless ``columns`` maps the text to another key.
-        """
-        if not survivors_only:
-            given = [dict(p) for p in pages]
-            rows = run_on_list(given, self.build_config())
-            return [_with_fields(page, row) for page, row in zip(given, rows, strict=True)]
-        return self._survivors(pages, self.build_config(), lambda row: bool(row["is_canonical"]))
 
     # -- the rest of the API this one follows ---------------------------------------------
     def get_unique_urls(self, posts: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

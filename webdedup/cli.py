@@ -705,18 +705,9 @@ def export_command(
     from .output.datasette import write_datasette_metadata
 
     if parquet_dir is not None:
-        from .distributed.parquet import export_parquet
-
         with errors_to_exit_codes():
-            mapping = _parse_columns(columns)
-            if table is not None:
-                mapping["table"] = table
-            done = export_parquet(
-                path,
-                parquet_dir,
-                Columns.from_mapping(mapping) if mapping else None,
-                busy_timeout=busy_timeout,
-            )
+            config = build_config(None, table, columns, busy_timeout=busy_timeout)
+            done = Deduplicator(config=config).export_parquet(path, parquet_dir)
         if not quiet:
             for line in done.lines():
                 click.echo(line, err=True)
@@ -1010,17 +1001,12 @@ def daft_command(
         webdedup db crawl.sqlite --assignments assignments/
         webdedup daft 's3://bucket/pages/*.parquet' --out s3://bucket/assignments/
     """
-    from .distributed.daft_pipeline import run_daft
-    from .distributed.objectstore import ObjectStore, is_remote
-
     with errors_to_exit_codes():
         config = build_config(config_file, None, columns, set_pairs, **options)
-        store = None  # local paths only: the AWS environment is not read
-        if any(is_remote(p) for p in (*inputs, out)):
-            store = ObjectStore.from_options(s3_endpoint, s3_region, s3_anonymous)
         say = None if quiet or as_json else (lambda line: click.echo(line, err=True))
-        result = run_daft(
-            list(inputs), out, config, ray_address=ray_address, store=store, on_message=say
+        result = Deduplicator(config=config).run_on_parquet(
+            list(inputs), out, ray_address=ray_address, s3_endpoint=s3_endpoint,
+            s3_region=s3_region, s3_anonymous=s3_anonymous, on_message=say,
         )
     if as_json:
         click.echo(json.dumps(asdict(result), indent=2))
@@ -1064,12 +1050,10 @@ def restore_command(path: str, table: str | None, busy_timeout: float) -> None:
     Example:
         webdedup restore crawl.sqlite
     """
-    from .pipeline.prune import restore_pruned
-
     with errors_to_exit_codes():
-        n = restore_pruned(
-            path, table or "pages", busy_timeout=busy_timeout,
-            on_message=lambda line: click.echo(f"note: {line}", err=True),
+        config = build_config(None, table, (), busy_timeout=busy_timeout)
+        n = Deduplicator(config=config).restore(
+            path, on_message=lambda line: click.echo(f"note: {line}", err=True)
         )
     click.echo(f"restored {plural(n, 'page')}")
 

@@ -146,6 +146,33 @@ def test_the_api_loads_assignments_as_db_assignments_does(corpus: dict[str, Path
     assert (result.mode, last_run_mode(db)) == ("full", "full")
 
 
+def test_the_api_exports_runs_on_daft_and_loads_as_the_commands_do(tmp_path: Path) -> None:
+    """``export --parquet``, ``daft`` and ``db --assignments`` are the API's
+    ``export_parquet``, ``run_on_parquet`` and ``load_assignments``: without the command
+    line, the annotations of ``run_on_db`` (whole texts), in Daft's output and in the
+    database."""
+    from webdedup.ingest import ingest
+
+    warc = ROOT.parent / "shared" / "data" / "warc" / "shop-sort-variants.warc.gz"  # 29 pages
+    db = tmp_path / "crawl.sqlite"
+    ingest(db, [warc], workers=1)
+    by_db = tmp_path / "by-db.sqlite"
+    shutil.copy(db, by_db)
+    dedup = Deduplicator(config=Config(own_content=False))
+    dedup.run_on_db(by_db)
+    want = annotations(by_db)
+    exported = dedup.export_parquet(db, tmp_path / "pages")
+    assert exported.pages == pq.read_table(tmp_path / "pages").num_rows == len(want) >= 20
+    said: list[str] = []
+    done = dedup.run_on_parquet(
+        f"{tmp_path / 'pages'}/*.parquet", tmp_path / "out", on_message=said.append
+    )
+    assert (done.runner, said) == ("native", [f"Daft (native runner): {len(want)} pages"])
+    assert daft_annotations(tmp_path / "out") == want
+    assert dedup.load_assignments(db, tmp_path / "out").mode == "full"
+    assert annotations(db) == want
+
+
 def _add_one_percent(db: Path) -> None:
     """+1% pages (copies of existing texts under new URLs, and new texts), one page edited,
     one deleted."""

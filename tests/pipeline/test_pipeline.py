@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from conftest import (
     OUTPUT,
+    PAGE_COLUMNS,
     annotations,
     crawl_with_duplicates,
     dump,
@@ -21,7 +22,7 @@ from conftest import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from webdedup import Config, Deduplicator
+from webdedup import Columns, Config, Deduplicator
 from webdedup.algorithms.text import content_hash
 
 
@@ -227,6 +228,28 @@ def test_prune_and_restore(db_builder):
     assert restore_pruned(path) == side
     after = {r[0]: r[1:7] for r in sqlite3.connect(path).execute("SELECT * FROM pages")}
     assert after == {k: v[:6] for k, v in before.items()}
+
+
+def test_the_api_restores_what_a_call_on_the_database_left_out(db_builder):
+    """``Deduplicator.restore`` is ``webdedup restore`` without the command line: after
+    ``dedup(db)`` left the winners only, every page is back as it was, in the table the
+    object maps."""
+    pages = crawl_with_duplicates(12)
+    path = db_builder(pages, table="documents")
+
+    def rows() -> list[tuple[object, ...]]:
+        conn = sqlite3.connect(path)
+        try:
+            return conn.execute(f"SELECT id, {', '.join(PAGE_COLUMNS)} FROM documents").fetchall()
+        finally:
+            conn.close()
+
+    before = rows()
+    dedup = Deduplicator(config=Config(columns=Columns(table="documents")))
+    result = dedup(path)
+    assert 0 < result.pruned == len(pages) - len(rows())
+    assert dedup.restore(path) == result.pruned
+    assert sorted(rows()) == sorted(before)
 
 
 def test_vacuum_renumbering_is_detected_and_never_annotates_wrongly(db_builder):

@@ -190,12 +190,12 @@ def test_chain_floor_scores_take_any_pages_not_only_the_spooled_nodes(
     asked: dict[tuple[int, int], float] = {}
     real = phase4_vectors.cluster_edges
 
-    def recording(ctx, edges, component, score_of):  # type: ignore[no-untyped-def]
+    def recording(ctx, verdicts, edges, component, score_of):  # type: ignore[no-untyped-def]
         winner = component[1]
         assert winner == 42  # the https copy won its exact group; page 1 holds the text
         for x, y in ((winner, 41), (41, winner), (1, 41), (winner, 2)):
             asked[(x, y)] = score_of(x, y)
-        return real(ctx, edges, component, score_of)
+        return real(ctx, verdicts, edges, component, score_of)
 
     monkeypatch.setattr(phase4_vectors, "cluster_edges", recording)
     Deduplicator(method="vectors", workers=1, config=Config()).run_on_db(str(db))

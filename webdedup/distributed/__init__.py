@@ -16,8 +16,10 @@ with the state a next, incremental SQLite run needs.
 - :mod:`.parquet` the hand-off files: pages to Parquet (``export --parquet``);
 - :mod:`.assignments` reads a Daft run's output into a database's run tables.
 
-Nothing here is imported by the rest of webdedup, and Daft, Ray and pyarrow are imported only
-when a function that needs them runs, so ``import webdedup`` works without the extras.
+The API reaches it through ``Deduplicator.export_parquet``, ``run_on_parquet`` and
+``load_assignments``, which import it when called; nothing else in webdedup imports it, and
+Daft, Ray and pyarrow are imported only when a function that needs them runs, so ``import
+webdedup`` works without the extras.
 
 Daft and Ray send anonymous usage statistics over the network unless told not to; webdedup
 works on private crawls, so it tells them not to, unless the user chose otherwise

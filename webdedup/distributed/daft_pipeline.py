@@ -49,11 +49,12 @@ from typing import Any
 from ..algorithms.sketch import NearSpec
 from ..config import Config
 from ..errors import ConfigError, InputError
+from ..store.verdicts import Verdicts
 from ..version import __version__
 from .components import connected_components
 from .elections import elect
 from .objectstore import ObjectStore, is_remote
-from .reading import Verdicts, check_ids, read_pages, read_verdicts
+from .reading import check_ids, read_pages, read_verdicts
 from .runner import use_runner
 from .scratch import Scratch
 from .udfs import (
@@ -224,7 +225,7 @@ class _Run:
     def __init__(self, config: Config, spec: NearSpec) -> None:
         self.config, self.spec = config, spec
         self.timings: dict[str, float] = {}
-        self.verdicts = Verdicts({}, set())
+        self.verdicts = Verdicts()
         self.scratch: Scratch = Scratch("", 1)
         self.group_edges: Any = None
 

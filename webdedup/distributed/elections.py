@@ -13,7 +13,7 @@ def election_window(partition: str, keys: Sequence[str], pinned: bool = False) -
     """The window ``PARTITION BY partition ORDER BY <election>``, built from the keys of
     :data:`~webdedup.algorithms.election.ELECTION_KEYS` as ``order_by_sql`` builds the SQL
     one; ``pinned``: the pages reviewers chose as canonical first, by ``pin_rank``
-    (``RunContext.election_sql``)."""
+    (``pipeline.context.election_sql``)."""
     from daft import Window, col
 
     exprs: list[Any] = []
@@ -76,7 +76,7 @@ def elect(
 def rank_udf(keys: Sequence[str], pinned: bool) -> Any:
     """A UDF: a partition's rows (structs of the columns the keys read) -> each one's id,
     rank and the partition's winner, in the election order (chosen canonicals first when ``pinned``:
-    ``coalesce(pin_rank, n) ASC`` as ``RunContext.election_sql``)."""
+    ``coalesce(pin_rank, n) ASC`` as ``pipeline.context.election_sql``)."""
     import daft
     import pyarrow as pa
     from daft import DataType as DT

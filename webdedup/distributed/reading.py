@@ -4,13 +4,13 @@ checked (ids present and unique), and the reviewers' verdicts they carry."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
 from ..config import Config
 from ..errors import InputError, MissingColumn
 from ..store.pages import PageInput, as_text
+from ..store.verdicts import Verdicts
 
 #: The page id column of the Parquet input (``webdedup export --parquet`` writes it).
 ID_COLUMN = "id"
@@ -134,20 +134,6 @@ def check_ids(pages: Any, pages_per_part: int = 1_000_000) -> int:
     return total
 
 
-@dataclass(frozen=True)
-class Verdicts:
-    """The reviewers' verdicts carried by the input (``store.verdicts``' pure forms)."""
-
-    pins: dict[int, int]  #: ``pin_ranks``: page chosen as canonical -> rank (0: latest)
-    cannot_link: set[tuple[int, int]]  #: ``cannot_links``: (smaller id, larger id)
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "pins": sorted([pid, rank] for pid, rank in self.pins.items()),
-            "cannot_link": sorted([a, b] for a, b in self.cannot_link),
-        }
-
-
 def read_verdicts(pages: Any) -> Verdicts:
     """The verdicts on the pages of ``read_pages`` (a handful: people make them)."""
     from daft import col
@@ -164,7 +150,7 @@ def read_verdicts(pages: Any) -> Verdicts:
         for o in r["not_duplicate_of"] or ()
         if o is not None and int(o) != int(r["id"])
     }
-    return Verdicts(pins, apart)
+    return Verdicts(pins, frozenset(apart))
 
 
 def _value(v: Any) -> Any:

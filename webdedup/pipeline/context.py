@@ -1,10 +1,13 @@
 """The contract every phase shares: a :class:`RunContext` in, a result dataclass out.
 
-A phase module has one entry point, ``run(ctx: RunContext) -> <Phase>Result``; it reads the
-run's snapshot and its TEMP work tables, writes only TEMP work tables (phase 5 excepted), and
-is safe to run again on the same context (a grown region runs phases 2-4 again). Its result
-says what it did; :meth:`PhaseResult.counts` is what the run reports (``RunResult.phases``,
-``webdedup db --json``).
+A phase module has one entry point, ``run(ctx: RunContext, ...) -> <Phase>Result``: the
+context holds what every phase needs, and a phase's own inputs are its arguments (phase 1 the
+changed page ids of an incremental run, the elections and phase 4 the reviewers'
+:class:`~webdedup.store.verdicts.Verdicts`, phase 4 the window scores of its earlier passes).
+It reads the run's snapshot and its TEMP work tables, writes only TEMP work tables (phase 5
+excepted), and is safe to run again on the same context (a grown region runs phases 2-4
+again). Its result says what it did; :meth:`PhaseResult.counts` is what the run reports
+(``RunResult.phases``, ``webdedup db --json``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from ..algorithms.sketch import NearSpec
 from ..config import Config
 from ..incremental.plan import Plan
 from ..progress import Progress, progress_bar
+from ..store import run_script
 from ..store.layout import Layout
+from ..store.verdicts import Verdicts
 
 #: Called with each phase's name as it starts ("prepare", ... "write_back"), with
 #: "write_batch" before each transaction of a batched write, and with "commit" just before
@@ -41,28 +46,9 @@ class RunContext:
     progress: bool = False
     on_phase: PhaseHook | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    only: set[int] | None = None  #: phase 1 prepares only these page ids (changed pages)
     plan: Plan | None = None  #: full or incremental, and the queue rows this run consumes
     #: what each phase reported (its result's counts), for the run row
     phase_counts: dict[str, dict[str, int]] = field(default_factory=dict)
-    #: window scores the levenshtein phase keeps for its reruns within this run
-    window_scores: dict[tuple[int, int], float] = field(default_factory=dict)
-    #: reviewers' verdicts (``store.verdicts``): pages chosen as canonical, by rank (they
-    #: are in ``temp.run_pins``), and the page pairs that are not duplicates
-    pins: dict[int, int] = field(default_factory=dict)
-    cannot_link: set[tuple[int, int]] = field(default_factory=set)
-    #: output columns the crawler's table already had as its own (``content_hash``): phase 5
-    #: leaves them as they are (:func:`~webdedup.store.schema.crawler_columns`)
-    crawler_columns: tuple[str, ...] = ()
-
-    def election_sql(self) -> str:
-        """The elections' ``ORDER BY``: the pages reviewers chose as canonical first (the
-        latest choice first), then the configured order. Unchanged when there is none."""
-        order = order_by_sql(self.config.election)
-        if not self.pins:
-            return order
-        pin = "(SELECT pin_rank FROM temp.run_pins WHERE pin_id = id)"
-        return f"coalesce({pin}, {len(self.pins)}) ASC, {order}"
 
     def record(self, name: str, result: PhaseResult) -> None:
         """Keep a phase's counts (a phase run again adds up)."""
@@ -98,6 +84,29 @@ class RunContext:
         finally:
             spent = time.perf_counter() - start
             self.timings[name] = round(self.timings.get(name, 0.0) + spent, 4)
+
+
+def load_verdicts(conn: sqlite3.Connection) -> Verdicts:
+    """The reviewers' verdicts every run honours, read once inside the run's snapshot; the
+    chosen canonicals also go into ``temp.run_pins``, where :func:`election_sql` finds them.
+    The elections (phases 2-4) and phase 4's cannot-links take the value as an argument."""
+    verdicts = Verdicts.read(conn)
+    run_script(conn, "run_pins")
+    conn.executemany(
+        "INSERT INTO temp.run_pins (pin_id, pin_rank) VALUES (?, ?)", verdicts.pins.items()
+    )
+    return verdicts
+
+
+def election_sql(config: Config, verdicts: Verdicts) -> str:
+    """The elections' ``ORDER BY``: the pages reviewers chose as canonical first (the latest
+    choice first: ``temp.run_pins``, :func:`load_verdicts`), then the configured order.
+    Unchanged when there is none."""
+    order = order_by_sql(config.election)
+    if not verdicts.pins:
+        return order
+    pin = "(SELECT pin_rank FROM temp.run_pins WHERE pin_id = id)"
+    return f"coalesce({pin}, {len(verdicts.pins)}) ASC, {order}"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -173,10 +173,10 @@ def worker_count(config: Config, amount: int, minimum: int = PARALLEL_MIN_PAGES)
     return cpu_count() if amount >= minimum else 1
 
 
-def run(ctx: RunContext) -> PrepareResult:
+def run(ctx: RunContext, only: Collection[int] | None = None) -> PrepareResult:
     """Stream ``pages`` into ``temp.run_prepared`` (and sketches into ``temp.run_sketches``).
 
-    With ``ctx.only``, just those page ids (the changed pages of an incremental run). Texts
+    With ``only``, just those page ids (the changed pages of an incremental run). Texts
     are read one row at a time and prepared in batches of ``config.chunk_size`` pages, in
     worker processes when there are enough pages. The ``n_min`` filter is applied later,
     once every page is known.
@@ -187,9 +187,9 @@ def run(ctx: RunContext) -> PrepareResult:
     insert = "INSERT INTO temp.run_prepared VALUES (" + ", ".join("?" * len(Prepared._fields)) + ")"
     select = ctx.layout.select_pages()
     total = ctx.total_pages
-    if ctx.only is not None:
+    if only is not None:
         conn.execute("CREATE TEMP TABLE run_only (id INTEGER PRIMARY KEY)")
-        conn.executemany("INSERT INTO temp.run_only (id) VALUES (?)", [(i,) for i in ctx.only])
+        conn.executemany("INSERT INTO temp.run_only (id) VALUES (?)", [(i,) for i in only])
         where = f" WHERE {quote(ctx.layout.rowid)} IN (SELECT id FROM temp.run_only)"
         select += where
         # the changed ids that are still pages (a deleted page has nothing to prepare: the

@@ -7,12 +7,14 @@ pages without a canonical URL have a ``url_key`` of their own and win alone.
 from __future__ import annotations
 
 from ..store import run_script
-from .context import ElectionResult, RunContext
+from ..store.verdicts import Verdicts
+from .context import ElectionResult, RunContext, election_sql
 
 
-def run(ctx: RunContext) -> ElectionResult:
-    """Elect the URL winners into ``temp.run_url_election``."""
-    run_script(ctx.conn, "elect_url", election=ctx.election_sql())
+def run(ctx: RunContext, verdicts: Verdicts) -> ElectionResult:
+    """Elect the URL winners into ``temp.run_url_election`` (the pages reviewers chose as
+    canonical first: ``verdicts``)."""
+    run_script(ctx.conn, "elect_url", election=election_sql(ctx.config, verdicts))
     (losers,) = ctx.conn.execute(
         "SELECT count(*) FROM temp.run_url_election WHERE url_winner <> id"
     ).fetchone()

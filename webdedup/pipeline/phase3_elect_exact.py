@@ -12,7 +12,8 @@ from collections.abc import Iterable
 
 from ..algorithms.cluster import UnionFind
 from ..store import run_script, sql
-from .context import ElectionResult, RunContext
+from ..store.verdicts import Verdicts
+from .context import ElectionResult, RunContext, election_sql
 
 
 def exact_components(linked_winners: Iterable[Iterable[int]]) -> dict[int, int]:
@@ -40,8 +41,9 @@ def exact_components(linked_winners: Iterable[Iterable[int]]) -> dict[int, int]:
     return out
 
 
-def run(ctx: RunContext) -> ElectionResult:
-    """Elect the exact winners into ``temp.run_exact_election``."""
+def run(ctx: RunContext, verdicts: Verdicts) -> ElectionResult:
+    """Elect the exact winners into ``temp.run_exact_election`` (the pages reviewers chose
+    as canonical first: ``verdicts``)."""
     conn = ctx.conn
     conn.execute("DELETE FROM temp.run_exact_component")  # a grown region runs it again
     rows = conn.execute(sql("exact_links"), {"min_words": ctx.config.min_words})
@@ -50,7 +52,7 @@ def run(ctx: RunContext) -> ElectionResult:
         "INSERT INTO temp.run_exact_component (id, component) VALUES (?, ?)",
         components.items(),
     )
-    run_script(conn, "elect_exact", election=ctx.election_sql())
+    run_script(conn, "elect_exact", election=election_sql(ctx.config, verdicts))
     (losers,) = conn.execute(
         "SELECT count(*) FROM temp.run_exact_election WHERE exact_winner <> id"
     ).fetchone()

@@ -19,7 +19,7 @@ never sketched nor compared.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,10 +41,12 @@ from ..parallel import ordered_map
 from ..store import lenient_text, run_script, sql
 from ..store.pages import PageInput, fetch_pages, fetch_texts, page_digest, page_sketch_utf8
 from ..store.spool import BandColumns
+from ..store.verdicts import Verdicts
 from ..store.work import packed_sketches
 from . import language_guard, own_content, phase4_window, segments
-from .context import NearResult, RunContext
+from .context import NearResult, RunContext, election_sql
 from .phase1_prepare import worker_count
+from .phase4_window import WindowScores
 
 #: Candidate pairs of the simhash method compared by their SimHashes at a time.
 SIMHASH_BATCH = 100_000
@@ -57,12 +59,14 @@ PARALLEL_MIN_PAIRS = 1_000
 CLUSTER_CHUNK = 20_000
 
 
-def run(ctx: RunContext) -> NearResult:
+def run(ctx: RunContext, verdicts: Verdicts, window_scores: WindowScores) -> NearResult:
     """Phase 4 over the distinct texts of the exact groups; fills ``run_edges``/``run_near``.
 
-    In an incremental levenshtein run whose window links the region to pages outside it,
-    the result's ``pull`` names those pages and nothing is filled: the caller grows the
-    region and runs phases 2-4 again.
+    ``verdicts``: the reviewers' (their "not a duplicate" pairs stay apart, their chosen
+    canonicals win). In an incremental levenshtein run whose window links the region to
+    pages outside it, the result's ``pull`` names those pages and nothing is filled: the
+    caller grows the region and runs phases 2-4 again, with the same ``window_scores`` (the
+    window's scores so far, which that run adds to and does not compute again).
     """
     conn, spec = ctx.conn, ctx.spec
     run_script(conn, "near_nodes", {"min_words": spec.min_words})
@@ -71,7 +75,7 @@ def run(ctx: RunContext) -> NearResult:
     if spec.method == "levenshtein":  # the window meets every node
         component = dict(conn.execute("SELECT id, component FROM temp.run_near_nodes"))
     if spec.method == "levenshtein" and ctx.incremental:
-        window_result = phase4_window.incremental_run(ctx, component)
+        window_result = phase4_window.incremental_run(ctx, component, window_scores)
         if window_result.pull:  # the region must grow first
             return NearResult(candidates=0, edges=0, pull=window_result.pull)
         edges = window_result.edges
@@ -96,12 +100,13 @@ def run(ctx: RunContext) -> NearResult:
         }
         return text_similarity(spec, texts[a], texts[b])
 
-    edges = cluster_edges(ctx, edges, component, score_of)
+    edges = cluster_edges(ctx, verdicts, edges, component, score_of)
     return NearResult(candidates=candidates, edges=len(edges))
 
 
 def cluster_edges(
     ctx: RunContext,
+    verdicts: Verdicts,
     edges: list[tuple[int, int, float]],
     component: dict[int, int],
     score_of: Callable[[int, int], float],
@@ -109,12 +114,12 @@ def cluster_edges(
     """Store a method's verified edges and group them (every method's last step).
 
     The language guard drops edges between pages surely in different languages; the edges
-    go into ``temp.run_edges``; the reviewers' "not a duplicate" verdicts, lifted to the
-    exact groups, keep pairs out of one group; :func:`group_near` makes the stars (no
-    chaining, ``chain_floor`` against the canonical by ``score_of``) in election order into
-    ``temp.run_near``, some whole connected components at a time (its sets and heaps then
-    hold a chunk's groups, not every linked group of the run: at a million pages they took
-    190 MB at once). Returns the edges kept.
+    go into ``temp.run_edges``; the reviewers' "not a duplicate" ``verdicts``, lifted to
+    the exact groups, keep pairs out of one group; :func:`group_near` makes the stars (no
+    chaining, ``chain_floor`` against the canonical by ``score_of``) in election order
+    (the reviewers' chosen canonicals first) into ``temp.run_near``, some whole connected
+    components at a time (its sets and heaps then hold a chunk's groups, not every linked
+    group of the run: at a million pages they took 190 MB at once). Returns the edges kept.
     """
     conn = ctx.conn
     edges = language_guard.keep_same_language(conn, edges)
@@ -122,9 +127,9 @@ def cluster_edges(
         "INSERT OR REPLACE INTO temp.run_edges (a, b, score, method) VALUES (?, ?, ?, ?)",
         [(a, b, s, ctx.spec.method) for a, b, s in edges],
     )
-    apart = _groups_apart(ctx)
+    apart = _groups_apart(ctx, verdicts.cannot_link)
     lo, hi, score = group_pairs(edges, component, apart)
-    election = _ElectionOrder(ctx, np.unique(np.concatenate([lo, hi])))
+    election = _ElectionOrder(ctx, verdicts, np.unique(np.concatenate([lo, hi])))
     labels = pair_components(lo, hi)
     by_component = np.argsort(labels, kind="stable")
     lo, hi, score, labels = (x[by_component] for x in (lo, hi, score, labels))
@@ -162,14 +167,14 @@ class _ElectionOrder:
     """The election order of the exact groups' winners that have group edges (those of
     ``run_prepared``), as two arrays (16 bytes a node, not a dict's 100)."""
 
-    def __init__(self, ctx: RunContext, ids: np.ndarray) -> None:
+    def __init__(self, ctx: RunContext, verdicts: Verdicts, ids: np.ndarray) -> None:
         conn = ctx.conn
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS run_linked (node INTEGER PRIMARY KEY)")
         conn.execute("DELETE FROM temp.run_linked")
         conn.executemany("INSERT INTO temp.run_linked VALUES (?)", ((i,) for i in ids.tolist()))
         query = (
             "SELECT id FROM temp.run_prepared WHERE id IN (SELECT node FROM temp.run_linked) "
-            f"ORDER BY {ctx.election_sql()}"
+            f"ORDER BY {election_sql(ctx.config, verdicts)}"
         )
         ranked = np.fromiter((r[0] for r in conn.execute(query)), np.int64)
         conn.execute("DELETE FROM temp.run_linked")
@@ -185,14 +190,14 @@ class _ElectionOrder:
         return ask[hit][np.argsort(self._rank[at[hit]])].tolist()
 
 
-def _groups_apart(ctx: RunContext) -> set[tuple[int, int]]:
+def _groups_apart(ctx: RunContext, cannot_link: Set[tuple[int, int]]) -> set[tuple[int, int]]:
     """The cannot-link page pairs of the reviewers' verdicts as pairs of exact groups (their
     winners). Pages that are gone, ignored or outside an incremental region drop out (a
     region is closed under links, so such a pair cannot meet in it); a pair inside one exact
     group (same URL or same text) cannot be split by phase 4 and drops out too."""
-    if not ctx.cannot_link:
+    if not cannot_link:
         return set()
-    pages = sorted({x for pair in ctx.cannot_link for x in pair})
+    pages = sorted({x for pair in cannot_link for x in pair})
     winner = {
         int(pid): int(w)
         for pid, w in ctx.conn.execute(
@@ -201,7 +206,7 @@ def _groups_apart(ctx: RunContext) -> set[tuple[int, int]]:
             f"WHERE u.id IN ({', '.join(map(str, pages))})"
         )
     }
-    return groups_apart(ctx.cannot_link, winner)
+    return groups_apart(cannot_link, winner)
 
 
 def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, int, float]]]:

@@ -33,6 +33,7 @@ from ..parallel import ordered_map
 from ..store import run_script
 from ..store.pages import fetch_texts
 from ..store.spool import Spool
+from ..store.verdicts import Verdicts
 from .context import NearResult, RunContext
 from .phase1_prepare import worker_count
 from .phase4_near import cluster_edges
@@ -47,8 +48,9 @@ VERIFY_BATCH = 2_000
 _SHARED: dict[str, Any] = {}
 
 
-def run(ctx: RunContext) -> NearResult:
-    """Fill ``run_edges`` and ``run_near`` from the nodes' vectors (see the module)."""
+def run(ctx: RunContext, verdicts: Verdicts) -> NearResult:
+    """Fill ``run_edges`` and ``run_near`` from the nodes' vectors (see the module);
+    ``verdicts``: the reviewers', honoured as by every method (:func:`cluster_edges`)."""
     conn, config, spec = ctx.conn, ctx.config, ctx.spec
     try:
         import faiss  # noqa: F401
@@ -158,7 +160,7 @@ def run(ctx: RunContext) -> NearResult:
             return vec.verdict_scores(model, spec, [texts[x]], [texts[y]])[0]
 
         # as every method: language guard, reviewers' verdicts, stars in election order
-        edges = cluster_edges(ctx, edges, component, score_of)
+        edges = cluster_edges(ctx, verdicts, edges, component, score_of)
     finally:
         spool.close()
     return NearResult(candidates=len(first), edges=len(edges))

@@ -30,6 +30,10 @@ BLOCK = 2_000
 SCORE_CHUNK = 1_000
 PARALLEL_MIN_PAIRS = 1_000
 
+#: Window scores by page pair, kept by a run for the passes of phase 4 after the first (a
+#: grown region asks again for most of them): the run's own, empty at its start.
+WindowScores = dict[tuple[int, int], float]
+
 
 def workers_for(config: Config) -> int:
     """rapidfuzz's native threads: ``-1`` (all cores) unless ``workers`` is set."""
@@ -109,7 +113,9 @@ def compared_length(text_len: int) -> int:
     return min(text_len, LEVENSHTEIN_MAX_CHARS)
 
 
-def incremental_run(ctx: RunContext, component: dict[int, int]) -> WindowResult:
+def incremental_run(
+    ctx: RunContext, component: dict[int, int], scores: WindowScores
+) -> WindowResult:
     """The levenshtein window of an incremental run, around its region.
 
     The region's nodes are placed among the stored ones (:func:`window_delta`); the pairs
@@ -118,7 +124,8 @@ def incremental_run(ctx: RunContext, component: dict[int, int]) -> WindowResult:
     Any of them that links the region to an outside node (a new edge to it, or a stored edge
     of two outside nodes that must go) means the outside node belongs to the region: their
     ids are returned as ``pull``, and the caller grows the region and runs phases 2-4 again.
-    Otherwise the region's edges are returned: the same as a full run's there.
+    Otherwise the region's edges are returned: the same as a full run's there. The pairs
+    scored are added to ``scores``; those already there are not scored again.
     """
     conn, spec = ctx.conn, ctx.spec
     keyed = _own_keyed(ctx, conn.execute(sql("near_url_order")).fetchall())  # region's nodes
@@ -156,7 +163,7 @@ def incremental_run(ctx: RunContext, component: dict[int, int]) -> WindowResult:
     pairs = [p for p, ok in zip(pairs, may_reach(la, lb, spec.threshold), strict=True) if ok]
 
     edges: list[tuple[int, int, float]] = []
-    for (a, b), score in _indel_scores_cached(ctx, pairs).items():
+    for (a, b), score in _indel_scores_cached(ctx, pairs, scores).items():
         if score < spec.threshold:
             continue
         if a in component and b in component:
@@ -176,12 +183,11 @@ def _unchanged_meets_outside(a: int, b: int, region: dict[int, int], changed: se
 
 
 def _indel_scores_cached(
-    ctx: RunContext, pairs: Sequence[tuple[int, int]]
+    ctx: RunContext, pairs: Sequence[tuple[int, int]], cache: WindowScores
 ) -> dict[tuple[int, int], float]:
-    """Scores of window pairs, in worker processes; kept for the run (a grown region asks
-    again for most of them)."""
+    """Scores of window pairs, in worker processes, those not in ``cache`` only; the new
+    ones are added to it."""
     spec = ctx.spec
-    cache = ctx.window_scores
     todo = [p for p in pairs if p not in cache]
     bar = ctx.bar("compare", total=len(pairs), unit="pair")
     bar.update(len(pairs) - len(todo))

@@ -256,7 +256,7 @@ def _write_ahead(writer: _Writer) -> int:
         _claim(writer)
         add_output_columns(conn, layout.table)
         record_annotated(conn, layout.table)
-        record_crawler_columns(conn, layout.table, list(ctx.crawler_columns))
+        record_crawler_columns(conn, layout.table, list(layout.crawler_columns))
         set_meta(conn, MISSED, INTERRUPTED)
     if plan.mode == "full":
         with spacer.transaction():  # the triggers track every change from here
@@ -294,7 +294,7 @@ def _write_ahead(writer: _Writer) -> int:
             add += "WHERE id IN (SELECT id FROM temp.run_restate) AND "  # batches of those
             _batches(writer, "run_restate", ("id",), spacer, partial(_execute, conn, add))
     before = conn.total_changes
-    statement = _write_back_sql(ctx)
+    statement = write_back_sql(layout)
     _batches(
         writer, "run_write", ("id",), spacer, lambda _, params: conn.execute(statement, params)
     )
@@ -313,9 +313,9 @@ def _write_last(writer: _Writer, ahead: int | None) -> WriteBackResult:
     if ahead is None:
         add_output_columns(conn, layout.table)
         record_annotated(conn, layout.table)
-        record_crawler_columns(conn, layout.table, list(ctx.crawler_columns))
+        record_crawler_columns(conn, layout.table, list(layout.crawler_columns))
         before = conn.total_changes
-        conn.execute(_write_back_sql(ctx), {"lo": _LOWEST, "hi": _HIGHEST})
+        conn.execute(write_back_sql(layout), {"lo": _LOWEST, "hi": _HIGHEST})
         written = conn.total_changes - before
     if plan.mode == "incremental":
         run_script(conn, "save_state_incremental")
@@ -379,14 +379,10 @@ def _check(writer: _Writer) -> None:
         )
 
 
-def _write_back_sql(ctx: RunContext) -> str:
-    return write_back_sql(ctx.layout, ctx.crawler_columns)
-
-
-def write_back_sql(layout: Layout, crawler_columns: Sequence[str] = ()) -> str:
+def write_back_sql(layout: Layout) -> str:
     """``sql/write_back.sql`` for the output columns webdedup owns on this table (not the
-    crawler's own ``content_hash``: :func:`~webdedup.store.schema.crawler_columns`)."""
-    mine = [c for c in OUTPUT_COLUMNS if c not in crawler_columns]
+    crawler's own ``content_hash``: ``layout.crawler_columns``)."""
+    mine = [c for c in OUTPUT_COLUMNS if c not in layout.crawler_columns]
     pages = quote(layout.table)
     return sql(
         "write_back",

@@ -46,7 +46,6 @@ from ..store.counts import Counts
 from ..store.counts import count as count_pages
 from ..store.layout import CrawlerTable, Layout
 from ..store.state import set_meta
-from ..store.verdicts import cannot_links, pin_ranks, read_verdicts
 from ..version import __version__
 from ..words import plural
 from . import (
@@ -58,7 +57,8 @@ from . import (
     phase5_write_back,
     segments,
 )
-from .context import NearResult, PhaseHook, RunContext, WriteBackResult
+from .context import NearResult, PhaseHook, RunContext, WriteBackResult, load_verdicts
+from .phase4_window import WindowScores
 from .prune import keep_winners
 from .prune import prune as phase_prune
 
@@ -175,8 +175,7 @@ def run_on_db(
             use_wal(conn, config.busy_timeout)
             # no checkpoint inside the commit: the run checkpoints after it (see below)
             conn.execute("PRAGMA wal_autocheckpoint = 0")
-        ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase,
-                         crawler_columns=found.crawler_columns)
+        ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase)
         if loaded is None:
             snap = _run_phases(ctx, full, on_message)
         else:
@@ -284,7 +283,7 @@ def _run_phases(
         conn.execute("BEGIN")  # one read snapshot for phases 1-5's reading
         plan = replace(planning.plan_run(conn, config, layout, full), data_version=version)
         ctx.plan = plan
-        _load_verdicts(ctx)
+        verdicts = load_verdicts(conn)  # the elections and phase 4 honour them
         if on_message is not None:
             on_message(f"{plan.mode} run: {plan.reason}")
         _compile_kernels(config, on_message)
@@ -294,27 +293,30 @@ def _run_phases(
         if ctx.incremental:
             stable = integer_primary_key(conn, layout.table) is not None
             changed, renumbered = planning.changed_ids(conn, layout, plan.max_seq, stable)
-            ctx.only = changed
             with ctx.phase("prepare"):
-                ctx.record("prepare", phase1_prepare.run(ctx))
-            changed = changed | _segments(ctx)  # and the pages whose stripped text changed
+                ctx.record("prepare", phase1_prepare.run(ctx, only=changed))
+            changed = changed | _segments(ctx, changed)  # and those whose stripped text changed
             with ctx.phase("region"):
                 region.build_region(conn, config, ctx.spec, changed)
             small_hosts = "small_hosts_incremental"
         else:
             with ctx.phase("prepare"):
                 ctx.record("prepare", phase1_prepare.run(ctx))
-            _segments(ctx)
+            _segments(ctx, None)
             renumbered = _renumbered(conn)
         if config.n_min > 0:
             conn.execute(sql(small_hosts), {"n_min": config.n_min})
+        window_scores: WindowScores = {}  # phase 4's, kept for its passes after the first
         while True:
             with ctx.phase("elect_url"):
-                ctx.record("elect_url", phase2_elect_urls.run(ctx))
+                ctx.record("elect_url", phase2_elect_urls.run(ctx, verdicts))
             with ctx.phase("elect_exact"):
-                ctx.record("elect_exact", phase3_elect_exact.run(ctx))
+                ctx.record("elect_exact", phase3_elect_exact.run(ctx, verdicts))
             with ctx.phase("near"):
-                near = (phase4_vectors if config.method == "vectors" else phase4_near).run(ctx)
+                if config.method == "vectors":
+                    near = phase4_vectors.run(ctx, verdicts)
+                else:
+                    near = phase4_near.run(ctx, verdicts, window_scores)
             ctx.record("near", near)
             if not near.pull:
                 break
@@ -333,29 +335,18 @@ def _run_phases(
         raise translate(exc) from exc
 
 
-def _segments(ctx: RunContext) -> set[int]:
-    """Count the run's segments; with ``strip_segments``, sketch the pages that carry a
-    repeated one again without it. Returns the unchanged pages that must count as changed
-    (their repeated segments changed: :func:`segments.strip`)."""
+def _segments(ctx: RunContext, changed: set[int] | None) -> set[int]:
+    """Count the run's segments (an incremental run: those of its ``changed`` pages); with
+    ``strip_segments``, sketch the pages that carry a repeated one again without it. Returns
+    the unchanged pages that must count as changed (their repeated segments changed:
+    :func:`segments.strip`)."""
     with ctx.phase("segments"):
-        ctx.record("segments", segments.count(ctx))
+        ctx.record("segments", segments.count(ctx, changed))
         if not ctx.config.strip_segments:
             return set()
         result, pulled = segments.strip(ctx)
         ctx.record("segments", result)
     return pulled
-
-
-def _load_verdicts(ctx: RunContext) -> None:
-    """The reviewers' verdicts every run honours: chosen canonicals (into ``temp.run_pins``
-    for the elections) and cannot-link pairs (for phase 4)."""
-    verdicts = read_verdicts(ctx.conn)
-    ctx.pins = pin_ranks(verdicts)
-    ctx.cannot_link = cannot_links(verdicts)
-    run_script(ctx.conn, "run_pins")
-    ctx.conn.executemany(
-        "INSERT INTO temp.run_pins (pin_id, pin_rank) VALUES (?, ?)", ctx.pins.items()
-    )
 
 
 def _loaded_phases(

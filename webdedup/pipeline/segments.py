@@ -17,7 +17,7 @@ join the changed pages, so the region machinery recomputes everything they touch
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from ..algorithms.segments import strip_text
@@ -41,13 +41,14 @@ class SegmentResult(PhaseResult):
     pulled: int = 0  #: unchanged pages whose repeated segments changed (incremental)
 
 
-def count(ctx: RunContext) -> SegmentResult:
-    """Count the run's (host, segment) pairs into ``temp.run_segment_counts``."""
+def count(ctx: RunContext, changed: Collection[int] | None = None) -> SegmentResult:
+    """Count the run's (host, segment) pairs into ``temp.run_segment_counts``: of every
+    page, or (an incremental run) only the pairs that the ``changed`` pages had or have."""
     conn = ctx.conn
     run_script(conn, "segments_tables")
-    if ctx.incremental and ctx.only is not None:
+    if ctx.incremental and changed is not None:
         conn.executemany(
-            "INSERT INTO temp.run_segment_ids (id) VALUES (?)", [(i,) for i in sorted(ctx.only)]
+            "INSERT INTO temp.run_segment_ids (id) VALUES (?)", [(i,) for i in sorted(changed)]
         )
         run_script(conn, "segments_counts_incremental")
     else:

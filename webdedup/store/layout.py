@@ -60,6 +60,10 @@ class Layout:
     #: a second text column, read where ``content``'s value is empty (``Columns``)
     content_fallback: str | None = None
     rowid: str = "rowid"  #: how to name the rowid of ``table`` in SQL (see ROWID_ALIASES)
+    #: output columns the table already has as the crawler's own (``content_hash``): a run
+    #: never writes into them (:meth:`Catalogue.crawler_columns`; set by
+    #: :meth:`CrawlerTable.resolve`)
+    crawler_columns: tuple[str, ...] = ()
 
     @classmethod
     def resolve(
@@ -251,14 +255,17 @@ class Catalogue:
 class CrawlerTable:
     """The crawler's table as a run finds it (:meth:`resolve`)."""
 
-    layout: Layout
+    layout: Layout  #: with the crawler's own output columns (``Layout.crawler_columns``)
     #: the table and column mapping used: the one asked for, or the last run's (``remembered``)
     columns: Columns
     remembered: bool
-    #: output columns the table already has as the crawler's own (webdedup leaves them)
-    crawler_columns: tuple[str, ...] = ()
     #: output columns the table already has that are neither webdedup's nor the crawler's
     foreign: tuple[str, ...] = ()
+
+    @property
+    def crawler_columns(self) -> tuple[str, ...]:
+        """Output columns the table already has as the crawler's own (webdedup leaves them)."""
+        return self.layout.crawler_columns
 
     @classmethod
     def resolve(
@@ -297,10 +304,12 @@ class CrawlerTable:
         if re.search(r"without\s+rowid", catalogue.tables[table] or "", re.I):
             raise InputError(f"table {table!r} is WITHOUT ROWID; webdedup needs a rowid table")
         have = table_columns(conn, table)
-        layout = Layout.of(columns, have, where, need_text=need_text)
         crawlers = catalogue.crawler_columns(table, have)
         foreign = [c for c in catalogue.foreign_output_columns(table, have) if c not in crawlers]
-        return cls(layout, columns, remembered, tuple(crawlers), tuple(foreign))
+        layout = replace(
+            Layout.of(columns, have, where, need_text=need_text), crawler_columns=tuple(crawlers)
+        )
+        return cls(layout, columns, remembered, tuple(foreign))
 
 
 def annotated_tables(conn: sqlite3.Connection) -> list[str]:

@@ -24,14 +24,17 @@ Example::
     1
     >>> cannot_links(read_verdicts(conn))
     {(3, 7)}
+    >>> Verdicts.read(conn).cannot_link
+    frozenset({(3, 7)})
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Any
 
 from ..errors import ConfigError
 from .sqlfiles import quote
@@ -199,3 +202,40 @@ def pin_ranks(verdicts: Iterable[Verdict]) -> dict[int, int]:
         if v.kind == "canonical" and v.page_a not in out:
             out[v.page_a] = len(out)
     return out
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """What a run honours of the reviewers' verdicts, read once: the pages chosen as
+    canonical by rank (:func:`pin_ranks`) and the page pairs that are not duplicates
+    (:func:`cannot_links`). The elections put the chosen pages first; phase 4 keeps the
+    pairs apart. ``webdedup daft`` reads the same value from its Parquet input.
+
+    >>> chosen, apart = Verdict(1, "canonical", 5, 2, "t"), Verdict(2, "not_duplicate", 9, 4, "t")
+    >>> v = Verdicts.of([chosen, apart])
+    >>> dict(v.pins), v.cannot_link
+    ({5: 0}, frozenset({(4, 9)}))
+    """
+
+    #: page chosen as canonical -> rank (0: the latest choice)
+    pins: Mapping[int, int] = field(default_factory=dict)
+    #: the ``not_duplicate`` pairs, each as (smaller id, larger id)
+    cannot_link: frozenset[tuple[int, int]] = frozenset()
+
+    @classmethod
+    def of(cls, verdicts: Iterable[Verdict]) -> Verdicts:
+        """The value of these verdicts (pure)."""
+        verdicts = list(verdicts)
+        return cls(pin_ranks(verdicts), frozenset(cannot_links(verdicts)))
+
+    @classmethod
+    def read(cls, conn: sqlite3.Connection) -> Verdicts:
+        """The verdicts stored in ``conn`` (none when the database predates them)."""
+        return cls.of(read_verdicts(conn))
+
+    def as_json(self) -> dict[str, Any]:
+        """As ``webdedup daft``'s manifest records them."""
+        return {
+            "pins": sorted([pid, rank] for pid, rank in self.pins.items()),
+            "cannot_link": sorted([a, b] for a, b in self.cannot_link),
+        }
