@@ -119,9 +119,11 @@ def add_nightly(corpus: Path, db: Path, pages: int, new: int, seed: int = 1) -> 
     conn.execute("ATTACH DATABASE ? AS corpus", (str(corpus),))
     (have,) = conn.execute("SELECT max(id) FROM corpus.pages").fetchone()
     conn.execute("BEGIN")
-    if have >= pages + new:
+    if have >= pages + new:  # the corpus's columns (the run added its own to main.pages)
+        cols = ", ".join(r[1] for r in conn.execute("PRAGMA corpus.table_info(pages)"))
         conn.execute(
-            "INSERT INTO main.pages SELECT * FROM corpus.pages WHERE id > ? AND id <= ?",
+            f"INSERT INTO main.pages ({cols}) SELECT {cols} FROM corpus.pages "
+            "WHERE id > ? AND id <= ?",
             (pages, pages + new),
         )
         how = "the corpus's next ids"
