@@ -538,3 +538,69 @@ def test_an_incremental_run_caches_the_scores_it_computed(tmp_path):
         (score,) = conn.execute("SELECT dup_score FROM pages WHERE id = 1").fetchone()
     assert score == 0.97
     assert verified(path) == cache
+
+
+def upsert(conn: sqlite3.Connection, p: dict, verb: str = "INSERT OR REPLACE") -> None:
+    conn.execute(
+        f"{verb} INTO pages (url, content, crawled) VALUES (?, ?, ?)",
+        (p["url"], p["content"], p.get("crawled")),
+    )
+
+
+_upsert_op = st.one_of(
+    st.tuples(st.just("upsert"), st.lists(_page, min_size=1, max_size=6)),
+    st.tuples(st.just("insert_ignore"), _page),
+    st.tuples(st.just("update_replace"), st.integers(0, 1000), _page),
+    st.tuples(st.just("delete"), st.integers(0, 1000)),
+)
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(first=st.lists(_page, min_size=1, max_size=10), ops=st.lists(_upsert_op, min_size=1,
+                                                                     max_size=5))
+def test_a_crawler_upserting_by_a_unique_url_leaves_no_ghost_pages(tmp_path_factory, first, ops):
+    """A crawler's upsert (``INSERT OR REPLACE`` on a UNIQUE url) deletes the old row without
+    firing a delete trigger: the incremental runs must still equal one full run (before,
+    the deleted page stayed in the state and stayed a canonical of the pages it had won)."""
+    tmp = tmp_path_factory.mktemp("upsert")
+    path = write_pages(tmp / "crawl.sqlite", [])
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE UNIQUE INDEX pages_url ON pages (url)")
+        for p in first:
+            upsert(conn, page(*p))
+    d = Deduplicator(method="minhash")
+    assert d.run_on_db(path).mode == "full"
+    for op in ops:
+        with sqlite3.connect(path) as conn:
+            ids = [r[0] for r in conn.execute("SELECT id FROM pages ORDER BY id")]
+            if op[0] == "upsert":
+                for p in op[1]:
+                    upsert(conn, page(*p))
+            elif op[0] == "insert_ignore":
+                upsert(conn, page(*op[1]), "INSERT OR IGNORE")
+            elif op[0] == "update_replace" and ids:
+                p = page(*op[2])
+                conn.execute(
+                    "UPDATE OR REPLACE pages SET url = ?, content = ? WHERE id = ?",
+                    (p["url"], p["content"], ids[op[1] % len(ids)]),
+                )
+            elif op[0] == "delete" and ids:
+                conn.execute("DELETE FROM pages WHERE id = ?", (ids[op[1] % len(ids)],))
+        assert d.run_on_db(path).mode == "incremental"
+    assert annotations(path) == full_twin(path, tmp, "minhash")
+    assert state(path) == state(tmp / "twin-minhash.sqlite")
+
+
+def test_a_unique_key_added_after_the_triggers_makes_one_full_run(tmp_path):
+    path = write_pages(tmp_path / "crawl.sqlite", [page(i, i, 1) for i in range(8)])
+    d = Deduplicator(method="minhash")
+    d.run_on_db(path)
+    assert d.run_on_db(path).mode == "incremental"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE UNIQUE INDEX pages_url ON pages (url)")
+    said: list[str] = []
+    assert d.run_on_db(path, on_message=said.append).mode == "full"
+    assert any("triggers" in line for line in said)
+    assert d.run_on_db(path).mode == "incremental"
