@@ -129,6 +129,9 @@ def cluster_edges(
     )
     apart = _groups_apart(ctx, verdicts.cannot_link)
     lo, hi, score = group_pairs(edges, component, apart)
+    apart_of: dict[int, list[tuple[int, int]]] = {}  # each cannot-link pair under its first
+    for pair in apart:
+        apart_of.setdefault(pair[0], []).append(pair)
     election = _ElectionOrder(ctx, verdicts, np.unique(np.concatenate([lo, hi])))
     labels = pair_components(lo, hi)
     by_component = np.argsort(labels, kind="stable")
@@ -138,7 +141,7 @@ def cluster_edges(
         chunk = dict(zip(pairs, score[start:end].tolist(), strict=True))
         nodes = {x for pair in chunk for x in pair}
         order = election.order(nodes)
-        here = [pair for pair in apart if pair[0] in nodes and pair[1] in nodes]
+        here = [pair for x in nodes for pair in apart_of.get(x, ()) if pair[1] in nodes]
         assigned = group_near(order, chunk, score_of, ctx.config.chain_floor, here)
         conn.executemany(
             "INSERT INTO temp.run_near (id, center, score) VALUES (?, ?, ?)",

@@ -46,6 +46,7 @@ from ..store.counts import Counts
 from ..store.counts import count as count_pages
 from ..store.layout import CrawlerTable, Layout
 from ..store.state import set_meta
+from ..store.triggers import unmirrored_keys
 from ..version import __version__
 from ..words import plural
 from . import (
@@ -286,6 +287,12 @@ def _run_phases(
         verdicts = load_verdicts(conn)  # the elections and phase 4 honour them
         if on_message is not None:
             on_message(f"{plan.mode} run: {plan.reason}")
+            for name in unmirrored_keys(conn, layout.table):
+                on_message(
+                    f"note: the UNIQUE index {name!r} on {layout.table!r} is on an expression: "
+                    "a row an INSERT OR REPLACE deletes under it is not seen by the next "
+                    "incremental run (run with --full after such upserts)"
+                )
         _compile_kernels(config, on_message)
         ctx.total_pages = _count(conn, f"SELECT count(*) FROM {quote(layout.table)}")
         renumbered = 0

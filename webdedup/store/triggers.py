@@ -13,10 +13,12 @@ IGNORE``) is only prepared again.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
+from dataclasses import asdict, dataclass
 
 from .layout import Layout
-from .sqlfiles import quote, run_script
+from .sqlfiles import quote, run_script, sql
 from .state import meta_value, set_meta
 
 #: The input columns whose updates are queued (never webdedup's output columns).
@@ -36,25 +38,91 @@ def replace_trigger_names(table: str) -> dict[str, str]:
     }
 
 
-def unique_keys(conn: sqlite3.Connection, table: str) -> list[list[str]]:
-    """The UNIQUE keys of ``table`` (constraints and indexes) made of plain columns, other
-    than its rowid, in name order. Keys on expressions are left out (their conflicts cannot
-    be looked up from the new row's columns)."""
-    keys = []
-    for row in conn.execute(f"PRAGMA main.index_list({quote(table)})").fetchall():
-        name, unique = row[1], row[2]
-        if not unique:
-            continue
-        info = conn.execute(f"PRAGMA main.index_info({quote(name)})").fetchall()
-        columns = [r[2] for r in sorted(info)]
-        if columns and all(c is not None for c in columns):
-            keys.append(columns)
-    return sorted(keys)
-
-
 def tracked_columns(layout: Layout) -> list[str]:
     present = layout.present
     return sorted({real for name in TRACKED if (real := present.get(name))})
+
+
+@dataclass(frozen=True)
+class UniqueKey:
+    """A UNIQUE key of the crawler's table: its columns with the index's collations, and a
+    partial index's ``WHERE`` (None for a whole-table key)."""
+
+    columns: tuple[tuple[str, str], ...]
+    where: str | None = None
+
+    def lookup(self, table: str, rowid: str, new: bool) -> str:
+        """The statement (``sql/triggers_replace_lookup.sql``) that queues the rows holding
+        ``NEW``'s value of this key; ``new``: for an update (the row itself left out)."""
+        match = " AND ".join(
+            f"{quote(c)} = NEW.{quote(c)} COLLATE {quote(coll)}" for c, coll in self.columns
+        )
+        text = sql(
+            "triggers_replace_lookup",
+            table=table,
+            rowid=rowid,
+            match=match,
+            partial=f" AND ({self.where})" if self.where else "",
+            other=f" AND {rowid} <> OLD.{rowid}" if new else "",
+        )
+        return "\n".join(line for line in text.splitlines() if not line.startswith("--"))
+
+
+def unique_keys(conn: sqlite3.Connection, table: str) -> list[UniqueKey]:
+    """The UNIQUE keys of ``table`` (constraints and indexes, partial ones included) made of
+    plain columns. Keys on expressions are left out: their conflicts cannot be looked up from
+    the new row's columns (:func:`unmirrored_keys` names them)."""
+    keys = []
+    for row in conn.execute(f"PRAGMA main.index_list({quote(table)})").fetchall():
+        name, unique, partial = row[1], row[2], row[4]
+        if not unique:
+            continue
+        info = conn.execute(f"PRAGMA main.index_xinfo({quote(name)})").fetchall()
+        columns = [(r[2], r[4]) for r in sorted(info) if r[5]]  # key columns: name, collation
+        if not columns or any(c is None for c, _ in columns):
+            continue
+        where = _partial_where(conn, name) if partial else None
+        if partial and where is None:
+            continue
+        keys.append(UniqueKey(tuple(columns), where))
+    return sorted(keys, key=lambda k: (k.columns, k.where or ""))
+
+
+def unmirrored_keys(conn: sqlite3.Connection, table: str) -> list[str]:
+    """The UNIQUE indexes of ``table`` on expressions, whose REPLACE deletes no trigger sees."""
+    out = []
+    for row in conn.execute(f"PRAGMA main.index_list({quote(table)})").fetchall():
+        if row[2]:
+            info = conn.execute(f"PRAGMA main.index_info({quote(row[1])})").fetchall()
+            if any(r[2] is None for r in info):
+                out.append(str(row[1]))
+    return out
+
+
+def _partial_where(conn: sqlite3.Connection, index: str) -> str | None:
+    """A partial index's ``WHERE`` expression, from its ``CREATE INDEX`` text."""
+    found = conn.execute(
+        "SELECT sql FROM main.sqlite_schema WHERE type = 'index' AND name = ?", (index,)
+    ).fetchone()
+    text = found[0] if found and found[0] else ""
+    depth, quote_char, start = 0, "", text.find("(")
+    for i in range(max(start, 0), len(text)):
+        ch = text[i]
+        if quote_char:
+            if ch == quote_char:
+                quote_char = ""
+        elif ch in "'\"`":
+            quote_char = ch
+        elif ch == "[":
+            quote_char = "]"
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                rest = re.match(r"\s*WHERE\s+(.+?)\s*;?\s*$", text[i + 1 :], re.I | re.S)
+                return rest.group(1) if rest else None
+    return None
 
 
 def install_triggers(conn: sqlite3.Connection, layout: Layout) -> None:
@@ -71,26 +139,22 @@ def install_triggers(conn: sqlite3.Connection, layout: Layout) -> None:
     for name in replace.values():
         conn.execute(f"DROP TRIGGER IF EXISTS {name}")
     if keys:
-        holders = [
-            f"INSERT INTO _webdedup_changes (id, op) SELECT {rowid}, 'delete' FROM {table} "
-            "WHERE " + " AND ".join(f"{quote(c)} = NEW.{quote(c)}" for c in key)
-            for key in keys
-        ]
-        conn.execute(
-            f"CREATE TRIGGER {replace['insert_trigger']} BEFORE INSERT ON {table} BEGIN "
-            + "; ".join(holders) + "; END"
-        )
-        keyed = sorted({c for key in keys for c in key})
-        conn.execute(  # the row updated keeps its own id: only the others are queued
-            f"CREATE TRIGGER {replace['update_trigger']} BEFORE UPDATE OF "
-            f"{', '.join(map(quote, keyed))} ON {table} BEGIN "
-            + "; ".join(f"{h} AND {rowid} <> OLD.{rowid}" for h in holders) + "; END"
+        keyed = sorted({c for key in keys for c, _ in key.columns})
+        run_script(
+            conn,
+            "triggers_replace",
+            None,
+            table=table,
+            keyed=", ".join(map(quote, keyed)),
+            insert_lookups="\n".join(k.lookup(table, rowid, new=False) for k in keys),
+            update_lookups="\n".join(k.lookup(table, rowid, new=True) for k in keys),
+            **replace,
         )
     set_meta(conn, "triggers", json.dumps(_recorded(layout, columns, keys)))
 
 
-def _recorded(layout: Layout, columns: list[str], keys: list[list[str]]) -> dict[str, object]:
-    return {"table": layout.table, "columns": columns, "unique": keys}
+def _recorded(layout: Layout, columns: list[str], keys: list[UniqueKey]) -> dict[str, object]:
+    return {"table": layout.table, "columns": columns, "unique": [asdict(k) for k in keys]}
 
 
 def triggers_intact(conn: sqlite3.Connection, layout: Layout) -> bool:
@@ -111,5 +175,5 @@ def triggers_intact(conn: sqlite3.Connection, layout: Layout) -> bool:
     if not names <= found:
         return False
     recorded = meta_value(conn, "triggers")
-    want = _recorded(layout, tracked_columns(layout), keys)
+    want = json.loads(json.dumps(_recorded(layout, tracked_columns(layout), keys)))
     return bool(recorded) and json.loads(recorded or "null") == want
