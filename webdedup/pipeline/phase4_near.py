@@ -155,7 +155,9 @@ def _whole_components(labels: np.ndarray, size: int) -> Iterator[tuple[int, int]
     between two components (a larger component is one slice).
 
     >>> list(_whole_components(np.array([0, 0, 0, 1, 2, 2]), 2))
-    [(0, 3), (3, 5), (5, 6)]
+    [(0, 3), (3, 6)]
+    >>> list(_whole_components(np.array([0, 1, 2, 3, 4]), 2))
+    [(0, 2), (2, 4), (4, 5)]
     """
     start = 0
     while start < len(labels):
