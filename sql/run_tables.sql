@@ -12,6 +12,10 @@ CREATE TEMP TABLE run_sketches (id INTEGER PRIMARY KEY, scheme TEXT NOT NULL, sk
 DROP TABLE IF EXISTS temp.run_edges;
 CREATE TEMP TABLE run_edges (a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL,
                              method TEXT NOT NULL, PRIMARY KEY (a, b)) WITHOUT ROWID;
+-- the exact groups' winners that have group edges, whose election order phase 4's clustering
+-- reads (webdedup.pipeline.phase4_near._ElectionOrder)
+DROP TABLE IF EXISTS temp.run_linked;
+CREATE TEMP TABLE run_linked (node INTEGER PRIMARY KEY);
 DROP TABLE IF EXISTS temp.run_near;
 CREATE TEMP TABLE run_near (id INTEGER PRIMARY KEY, center INTEGER NOT NULL, score REAL NOT NULL);
 DROP TABLE IF EXISTS temp.run_url_election;

@@ -174,8 +174,7 @@ class _ElectionOrder:
 
     def __init__(self, ctx: RunContext, verdicts: Verdicts, ids: np.ndarray) -> None:
         conn = ctx.conn
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS run_linked (node INTEGER PRIMARY KEY)")
-        conn.execute("DELETE FROM temp.run_linked")
+        conn.execute("DELETE FROM temp.run_linked")  # (sql/run_tables.sql; phase 4 may rerun)
         conn.executemany("INSERT INTO temp.run_linked VALUES (?)", ((i,) for i in ids.tolist()))
         query = (
             "SELECT id FROM temp.run_prepared WHERE id IN (SELECT node FROM temp.run_linked) "

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
 from .layout import Layout
@@ -73,30 +74,35 @@ def unique_keys(conn: sqlite3.Connection, table: str) -> list[UniqueKey]:
     plain columns. Keys on expressions are left out: their conflicts cannot be looked up from
     the new row's columns (:func:`unmirrored_keys` names them)."""
     keys = []
-    for row in conn.execute(f"PRAGMA main.index_list({quote(table)})").fetchall():
-        name, unique, partial = row[1], row[2], row[4]
-        if not unique:
-            continue
-        info = conn.execute(f"PRAGMA main.index_xinfo({quote(name)})").fetchall()
-        columns = [(r[2], r[4]) for r in sorted(info) if r[5]]  # key columns: name, collation
-        if not columns or any(c is None for c, _ in columns):
+    for name, partial, columns in _unique_indexes(conn, table):
+        plain = tuple((c, coll) for c, coll in columns if c is not None)
+        if len(plain) < len(columns):
             continue
         where = _partial_where(conn, name) if partial else None
         if partial and where is None:
             continue
-        keys.append(UniqueKey(tuple(columns), where))
+        keys.append(UniqueKey(plain, where))
     return sorted(keys, key=lambda k: (k.columns, k.where or ""))
 
 
 def unmirrored_keys(conn: sqlite3.Connection, table: str) -> list[str]:
     """The UNIQUE indexes of ``table`` on expressions, whose REPLACE deletes no trigger sees."""
-    out = []
+    return [
+        name for name, _, columns in _unique_indexes(conn, table)
+        if any(c is None for c, _ in columns)
+    ]
+
+
+def _unique_indexes(
+    conn: sqlite3.Connection, table: str
+) -> Iterator[tuple[str, bool, list[tuple[str | None, str]]]]:
+    """Each UNIQUE index of ``table``: its name, whether it is partial, and its key columns
+    in order with their collations (an expression's name is None)."""
     for row in conn.execute(f"PRAGMA main.index_list({quote(table)})").fetchall():
-        if row[2]:
-            info = conn.execute(f"PRAGMA main.index_info({quote(row[1])})").fetchall()
-            if any(r[2] is None for r in info):
-                out.append(str(row[1]))
-    return out
+        name, unique, partial = str(row[1]), row[2], bool(row[4])
+        if unique:
+            info = conn.execute(f"PRAGMA main.index_xinfo({quote(name)})").fetchall()
+            yield name, partial, [(r[2], r[4]) for r in sorted(info) if r[5]]
 
 
 def _partial_where(conn: sqlite3.Connection, index: str) -> str | None:
