@@ -1,7 +1,10 @@
 -- With n_min: a changed page changes its host's page count, so every page of the hosts of
--- the changed pages (as stored and as prepared now) joins the region.
+-- the changed pages (as stored and as prepared now) joins the region. {host_pages}: the
+-- stored pages by host (webdedup.store.state.host_pages).
 INSERT OR IGNORE INTO temp.run_region (id)
-SELECT id FROM main._webdedup_prepared
-WHERE host IN (SELECT host FROM main._webdedup_prepared
-               WHERE id IN (SELECT id FROM temp.run_changed)
-               UNION SELECT host FROM temp.run_prepared);
+SELECT h.id
+FROM (SELECT host FROM main._webdedup_prepared
+      WHERE id IN (SELECT id FROM temp.run_changed) AND host IS NOT NULL
+      UNION SELECT host FROM temp.run_prepared WHERE host IS NOT NULL) AS c
+CROSS JOIN {host_pages} AS h
+WHERE h.host = c.host;

@@ -8,6 +8,9 @@ INSERT OR IGNORE INTO main._webdedup_url_keys SELECT * FROM temp.run_url_keys;
 DELETE FROM main._webdedup_content_hashes
 WHERE (content_hash, id) IN (SELECT content_hash, id FROM temp.run_old_content_hashes);
 INSERT OR IGNORE INTO main._webdedup_content_hashes SELECT * FROM temp.run_content_hashes;
+DELETE FROM main._webdedup_hosts
+WHERE (host, id) IN (SELECT host, id FROM temp.run_old_hosts);
+INSERT OR IGNORE INTO main._webdedup_hosts SELECT * FROM temp.run_hosts;
 DELETE FROM main._webdedup_prepared WHERE id IN (SELECT id FROM temp.run_restate);
 INSERT INTO main._webdedup_prepared
 SELECT * FROM temp.run_prepared WHERE id IN (SELECT id FROM temp.run_restate);

@@ -26,7 +26,7 @@ CREATE TEMP TABLE run_groups (
 );
 INSERT INTO temp.run_groups
 SELECT id, dup_group, dup_kind, is_canonical FROM temp.run_write ORDER BY id;
--- The state's lookup tables (main._webdedup_url_keys, main._webdedup_content_hashes) as this
+-- The state's lookup tables (main._webdedup_url_keys, _content_hashes, _hosts) as this
 -- run leaves them for its pages, in key order: phase 5 copies them in that order.
 DROP TABLE IF EXISTS temp.run_url_keys;
 CREATE TEMP TABLE run_url_keys (url_key TEXT NOT NULL, id INTEGER NOT NULL,
@@ -39,3 +39,8 @@ CREATE TEMP TABLE run_content_hashes (content_hash TEXT NOT NULL, id INTEGER NOT
 INSERT INTO temp.run_content_hashes
 SELECT content_hash, id FROM temp.run_prepared WHERE content_hash IS NOT NULL
 ORDER BY content_hash, id;
+DROP TABLE IF EXISTS temp.run_hosts;
+CREATE TEMP TABLE run_hosts (host TEXT NOT NULL, id INTEGER NOT NULL,
+                             PRIMARY KEY (host, id)) WITHOUT ROWID;
+INSERT INTO temp.run_hosts
+SELECT host, id FROM temp.run_prepared WHERE host IS NOT NULL ORDER BY host, id;

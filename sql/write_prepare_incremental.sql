@@ -20,6 +20,7 @@ UNION SELECT id FROM (SELECT * FROM stored_sketches EXCEPT SELECT * FROM temp.ru
 -- this run's lookup rows of the other pages are stored already
 DELETE FROM temp.run_url_keys WHERE id NOT IN (SELECT id FROM temp.run_restate);
 DELETE FROM temp.run_content_hashes WHERE id NOT IN (SELECT id FROM temp.run_restate);
+DELETE FROM temp.run_hosts WHERE id NOT IN (SELECT id FROM temp.run_restate);
 DROP TABLE IF EXISTS temp.run_old_url_keys;
 CREATE TEMP TABLE run_old_url_keys (url_key TEXT NOT NULL, id INTEGER NOT NULL,
                                     PRIMARY KEY (url_key, id)) WITHOUT ROWID;
@@ -33,3 +34,10 @@ INSERT INTO temp.run_old_content_hashes
 SELECT content_hash, id FROM main._webdedup_prepared
 WHERE id IN (SELECT id FROM temp.run_restate) AND content_hash IS NOT NULL
 ORDER BY content_hash, id;
+DROP TABLE IF EXISTS temp.run_old_hosts;
+CREATE TEMP TABLE run_old_hosts (host TEXT NOT NULL, id INTEGER NOT NULL,
+                                 PRIMARY KEY (host, id)) WITHOUT ROWID;
+INSERT INTO temp.run_old_hosts
+SELECT host, id FROM main._webdedup_prepared
+WHERE id IN (SELECT id FROM temp.run_restate) AND host IS NOT NULL
+ORDER BY host, id;

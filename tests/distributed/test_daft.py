@@ -36,6 +36,7 @@ STATE = (
     "_webdedup_prepared",
     "_webdedup_url_keys",
     "_webdedup_content_hashes",
+    "_webdedup_hosts",
     "_webdedup_sketches",
     "_webdedup_edges",
     "_webdedup_verified",

@@ -99,7 +99,9 @@ def check_runs_equal_a_full_run(tmp: Path, make, first, ops, method: str, **opti
                 )
             elif op[0] == "delete" and ids:
                 conn.execute("DELETE FROM pages WHERE id = ?", (ids[op[1] % len(ids)],))
-        assert d.run_on_db(path).mode == "incremental"
+        result = d.run_on_db(path)
+        assert result.mode == "incremental"
+        assert result.pages == pages_in(path)  # counted from the state and the queue
     assert annotations(path) == full_twin(path, tmp, method, **options)
     # and the stored state an incremental run leaves is the state a full run builds
     assert state(path) == state(tmp / f"twin-{method}.sqlite")
@@ -110,6 +112,11 @@ def check_runs_equal_a_full_run(tmp: Path, make, first, ops, method: str, **opti
     if options.get("strip_segments"):
         twin, ours = {row[:2] for row in twin}, {row[:2] for row in ours}
     assert twin <= ours
+
+
+def pages_in(path: Path) -> int:
+    with sqlite3.connect(path) as conn:
+        return int(conn.execute("SELECT count(*) FROM pages").fetchone()[0])
 
 
 def verified(path: Path) -> set[tuple]:
@@ -126,6 +133,7 @@ def state(path: Path) -> tuple[list, ...]:
                 "_webdedup_prepared",
                 "_webdedup_url_keys",
                 "_webdedup_content_hashes",
+                "_webdedup_hosts",
                 "_webdedup_edges",
                 "_webdedup_nodes",
             )
@@ -509,6 +517,30 @@ def test_schema_7_state_migrated_outside_a_run_still_grows_regions(tmp_path, met
     assert annotations(path) == full_twin(path, tmp_path, method)
 
 
+@pytest.mark.parametrize("n_min", [0, 3])
+def test_state_from_schema_11_stays_incremental_and_gets_its_host_lookup(tmp_path, n_min):
+    # schema 12 looks a host's stored pages up in _webdedup_hosts (own content, n_min); a
+    # state from before it has none: that run reads the prepared rows whole, the upgrade
+    # fills the table from them, and the runs after it use the table
+    pages = [page(i, i % 5, 1) for i in range(12)]
+    path = write_pages(tmp_path / "crawl.sqlite", pages)
+    d = Deduplicator(method="minhash", n_min=n_min)
+    d.run_on_db(path)
+    with sqlite3.connect(path) as conn:  # as schema 11 left it
+        conn.execute("DROP TABLE _webdedup_hosts")
+        conn.execute("UPDATE _webdedup_meta SET value = '11' WHERE key = 'schema_version'")
+    for new in ([page(0, 2, 2), page(30, 1, 2)], [page(5, 3, 3)]):  # a re-crawl, a copy
+        insert(path, new)
+        assert d.run_on_db(path).mode == "incremental"
+        assert annotations(path) == full_twin(path, tmp_path, "minhash", n_min=n_min)
+        with sqlite3.connect(path) as conn:
+            hosts = conn.execute("SELECT host, id FROM _webdedup_hosts ORDER BY 1, 2").fetchall()
+            prepared = conn.execute(
+                "SELECT host, id FROM _webdedup_prepared WHERE host IS NOT NULL ORDER BY 1, 2"
+            ).fetchall()
+        assert hosts == prepared and {h for h, _ in hosts} == {"a.example", "b.example"}
+
+
 def test_an_incremental_run_caches_the_scores_it_computed(tmp_path):
     """The pairs a nightly run verifies go into the verification cache; the pairs it finds
     there are not verified again."""
@@ -588,7 +620,9 @@ def test_a_crawler_upserting_by_a_unique_url_leaves_no_ghost_pages(tmp_path_fact
                 )
             elif op[0] == "delete" and ids:
                 conn.execute("DELETE FROM pages WHERE id = ?", (ids[op[1] % len(ids)],))
-        assert d.run_on_db(path).mode == "incremental"
+        result = d.run_on_db(path)
+        assert result.mode == "incremental"
+        assert result.pages == pages_in(path)  # REPLACE's deletes counted too
     assert annotations(path) == full_twin(path, tmp, "minhash")
     assert state(path) == state(tmp / "twin-minhash.sqlite")
 

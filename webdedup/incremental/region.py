@@ -25,6 +25,7 @@ from ..algorithms.simhash import hamming_distances
 from ..algorithms.sketch import NearSpec, band_matrix, packed_band_matrix, simhashes, sketch_width
 from ..config import Config
 from ..store import run_script, sql
+from ..store.state import host_pages
 from ..store.work import packed_sketches
 
 
@@ -44,9 +45,9 @@ def build_region(
         # with own content a SimHash of an own text may be nearer than the whole text's
         _add_band_neighbours(conn, spec, within=not own_content_on(config))
     if config.n_min > 0:  # a changed page changes its host's page count
-        conn.execute(sql("region_small_hosts"))
+        conn.execute(sql("region_small_hosts", host_pages=host_pages(conn)))
     if own_content_on(config):  # ... and the lines its host repeats
-        conn.execute(sql("region_own_hosts"))
+        conn.execute(sql("region_own_hosts", host_pages=host_pages(conn)))
         if spec.method != "levenshtein":
             # so the own texts of its unchanged pages may change, and with them whether they
             # are near-duplicates of the pages their band keys meet: those join too

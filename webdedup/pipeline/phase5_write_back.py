@@ -83,6 +83,7 @@ STATE = (
     StateCopy("_webdedup_prepared", "run_prepared", ("id",)),
     StateCopy("_webdedup_url_keys", "run_url_keys", ("url_key", "id")),
     StateCopy("_webdedup_content_hashes", "run_content_hashes", ("content_hash", "id")),
+    StateCopy("_webdedup_hosts", "run_hosts", ("host", "id")),
     StateCopy("_webdedup_sketches", "run_sketches", ("id",)),
     StateCopy("_webdedup_edges", "run_edges", ("a", "b")),
     StateCopy("_webdedup_nodes", "run_lev_nodes", ("id",), same_columns=False),
@@ -111,6 +112,7 @@ _REGION_KEYS = (
     ("_webdedup_url_keys", "run_url_keys", "run_old_url_keys", ("url_key", "id")),
     ("_webdedup_content_hashes", "run_content_hashes", "run_old_content_hashes",
      ("content_hash", "id")),
+    ("_webdedup_hosts", "run_hosts", "run_old_hosts", ("host", "id")),
 )
 
 

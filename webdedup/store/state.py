@@ -55,3 +55,12 @@ def config_columns(config: dict[str, Any]) -> dict[str, str]:
     """The ``[columns]`` mapping (with ``table``) of a stored configuration."""
     columns = config.get("columns") or {}
     return {str(k): str(v) for k, v in columns.items() if isinstance(v, str)}
+
+
+def host_pages(conn: sqlite3.Connection) -> str:
+    """The stored pages by host, ``(host, id)`` rows, to fill into a query's ``{host_pages}``:
+    ``_webdedup_hosts`` (schema 12), searched by host. A state from before it (the run that
+    upgrades it reads it first) has only the prepared rows: read whole, as before."""
+    if table_exists(conn, "_webdedup_hosts"):
+        return "main._webdedup_hosts"
+    return "(SELECT host, id FROM main._webdedup_prepared WHERE host IS NOT NULL)"
