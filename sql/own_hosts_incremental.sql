@@ -3,7 +3,7 @@
 -- of each of its distinct texts and how many of its URLs carry it, host by host. A host's
 -- pages are all its processed pages as they are now: the region's prepared rows and the
 -- stored rows of its pages outside the region that are still there (a host with a changed
--- page is wholly in the region: region_own_hosts.sql). {host_pages}: the stored pages by host
+-- page is wholly in the region: region_hosts.sql). {host_pages}: the stored pages by host
 -- (webdedup.store.state.host_pages).
 WITH near_hosts AS (
     SELECT DISTINCT p.host FROM temp.run_near_nodes AS n

@@ -1,6 +1,6 @@
 -- Schema version 12: the pages of each host, by host (issue 33). A nightly run's own-content
--- and n_min steps take in every page of a host (sql/region_own_hosts.sql,
--- region_small_hosts.sql, own_hosts_incremental.sql); with no index on
+-- and n_min steps take in every page of a host (sql/region_hosts.sql,
+-- own_hosts_incremental.sql); with no index on
 -- _webdedup_prepared(host) each of them read the whole table and looked its every host up
 -- (2.2 s of a 12.5 s nightly run at a million pages). Like _webdedup_url_keys, a table filled in
 -- key order (an index on the prepared rows would be rewritten leaf by leaf by a batched

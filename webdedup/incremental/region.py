@@ -40,18 +40,18 @@ def build_region(
     run_script(conn, "region_tables")
     conn.executemany("INSERT INTO temp.run_changed (id) VALUES (?)", [(i,) for i in changed])
     conn.execute("INSERT INTO temp.run_region (id) SELECT id FROM temp.run_changed")
-    # new near-duplicate candidates of the changed pages: their LSH band collisions
+    own = own_content_on(config)
+    # a changed page changes its host's page count (n_min) and the lines its host repeats
+    if config.n_min > 0 or own:
+        conn.execute(sql("region_hosts", host_pages=host_pages(conn)))
+    # new near-duplicate candidates of the changed pages: their LSH band collisions; with own
+    # content also those of their hosts' other pages, whose own texts may change with the
+    # host's repeated lines, and with them whether they are near-duplicates of the pages
+    # their band keys meet. One pass over the stored sketches for both.
     if spec.method != "levenshtein":
+        of = [_CHANGED_SKETCHES] + ([sql("region_own_host_sketches")] if own else [])
         # with own content a SimHash of an own text may be nearer than the whole text's
-        _add_band_neighbours(conn, spec, within=not own_content_on(config))
-    if config.n_min > 0:  # a changed page changes its host's page count
-        conn.execute(sql("region_small_hosts", host_pages=host_pages(conn)))
-    if own_content_on(config):  # ... and the lines its host repeats
-        conn.execute(sql("region_own_hosts", host_pages=host_pages(conn)))
-        if spec.method != "levenshtein":
-            # so the own texts of its unchanged pages may change, and with them whether they
-            # are near-duplicates of the pages their band keys meet: those join too
-            _add_band_neighbours(conn, spec, within=False, of=sql("region_own_host_sketches"))
+        _add_band_neighbours(conn, spec, within=not own, of=of)
     conn.execute("INSERT INTO temp.run_frontier (id) SELECT id FROM temp.run_region")
     steps = _close_region(conn)
     run_script(conn, "region_load")
@@ -78,14 +78,15 @@ def own_content_on(config: Config) -> bool:
     return bool(config.own_content) and config.method != "vectors"
 
 
+#: The changed pages' sketches (phase 1 made them).
+_CHANGED_SKETCHES = "SELECT id, sketch FROM temp.run_sketches ORDER BY id"
+
+
 def _add_band_neighbours(
-    conn: sqlite3.Connection,
-    spec: NearSpec,
-    within: bool = True,
-    of: str = "SELECT id, sketch FROM temp.run_sketches ORDER BY id",
+    conn: sqlite3.Connection, spec: NearSpec, within: bool, of: list[str]
 ) -> None:
-    """Add the stored pages that share an LSH band key with a changed page to the region
-    (or with the pages of the query ``of``: ``id, sketch`` rows).
+    """Add the stored pages that share an LSH band key with a page of the queries ``of``
+    (``id, sketch`` rows: the changed pages, their hosts' pages) to the region.
 
     The stored sketches are read a chunk at a time and their band keys compared with the
     changed pages' in memory (:class:`~webdedup.algorithms.bands.NewKeys`). ``simhash``
@@ -94,7 +95,7 @@ def _add_band_neighbours(
     16-bit key with 1 page in 65,536) and the SimHashes at hand tell at once whether one can
     become an edge. (A MinHash collision needs the texts to verify: all join the region.)
     """
-    changed = conn.execute(of).fetchall()
+    changed = [row for query in of for row in conn.execute(query).fetchall()]
     if not changed:
         return
     blobs = [blob for _, blob in changed]

@@ -10,7 +10,7 @@ assignment gives every page that carries it the kind ``thin`` (``sql/assign.sql`
 
 Candidates still come from the whole texts' sketches (no page is sketched twice). A host's
 lines depend on all its pages: an incremental run takes every page of the hosts of its
-changed pages into its region (``sql/region_own_hosts.sql``), and its verification cache
+changed pages into its region (``sql/region_hosts.sql``), and its verification cache
 skips the pairs with an own text (``sql/verified_cached.sql``, ``verified_save.sql``), so an
 incremental run gives what a full run gives.
 """
