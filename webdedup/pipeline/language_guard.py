@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
 
 from ..algorithms.language import different_languages
 from ..store import sql
@@ -18,18 +17,23 @@ from ..store import sql
 Edge = tuple[int, int, float]
 
 
-def keep_same_language(conn: sqlite3.Connection, edges: Sequence[Edge]) -> list[Edge]:
-    """The edges whose two pages are not surely in different languages."""
+def keep_same_language(conn: sqlite3.Connection, edges: list[Edge]) -> list[Edge]:
+    """The edges whose two pages are not surely in different languages: ``edges`` itself
+    when none is dropped (at millions of edges a copy of the list is hundreds of MB)."""
     if not edges:
-        return list(edges)
+        return edges
     ids = sorted({x for a, b, _ in edges for x in (a, b)})
     langs = {
         i: (lang, score)
         for i, lang, score in conn.execute(sql("language_of"), {"ids": json.dumps(ids)})
     }
+    del ids
+    if not langs:  # no page of an edge has a language
+        return edges
     none = (None, None)
-    return [
-        (a, b, s)
-        for a, b, s in edges
-        if not different_languages(*langs.get(a, none), *langs.get(b, none))
-    ]
+    drop = {
+        k
+        for k, (a, b, _) in enumerate(edges)
+        if different_languages(*langs.get(a, none), *langs.get(b, none))
+    }
+    return [e for k, e in enumerate(edges) if k not in drop] if drop else edges

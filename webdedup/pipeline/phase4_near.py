@@ -129,9 +129,10 @@ def cluster_edges(
     """
     conn = ctx.conn
     edges = language_guard.keep_same_language(conn, edges)
-    conn.executemany(
+    method = ctx.spec.method
+    conn.executemany(  # (a generator: a list of the rows would be another copy of the edges)
         "INSERT OR REPLACE INTO temp.run_edges (a, b, score, method) VALUES (?, ?, ?, ?)",
-        [(a, b, s, ctx.spec.method) for a, b, s in edges],
+        ((a, b, s, method) for a, b, s in edges),
     )
     apart = _groups_apart(ctx, verdicts.cannot_link)
     lo, hi, score = group_pairs(edges, component, apart)
@@ -279,7 +280,7 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, i
         (spec.threshold,),
     ).fetchall()
     candidates = conn.execute("SELECT count(*) FROM temp.run_scores").fetchone()[0]
-    return int(candidates), [(int(a), int(b), float(s)) for a, b, s in edges]
+    return int(candidates), edges  # (integer ids and REAL scores: SQLite's tuples as they are)
 
 
 def _candidates(ctx: RunContext, spec: NearSpec) -> tuple[np.ndarray, np.ndarray]:
