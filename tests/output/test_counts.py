@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 from click.testing import CliRunner, Result
 from conftest import FIXTURES, ROOT
 
@@ -149,3 +150,36 @@ def test_after_prune_no_list_of_the_html_page_names_a_group(tmp_path: Path) -> N
     invoke("export", str(db), "--html", str(page_path), "-q")
     page = page_path.read_text(encoding="utf-8")
     assert '<nav class="toc">' not in page and '<section class="group"' not in page
+
+
+@pytest.mark.parametrize("table", ["integer key", "rowid", "expression key"])
+def test_stats_and_the_report_count_the_pages_a_crawler_changed_since_the_run(
+    tmp_path: Path, table: str
+) -> None:
+    """``stats`` and ``export`` count the pages from the last run's state and the queue
+    (no pass over the texts) where the rowids stay put and every added or deleted row is
+    queued, ``count(*)`` elsewhere: the same number either way, after inserts, deletes and
+    upserts that REPLACE a row, with no run between."""
+    import sqlite3
+
+    from conftest import crawl_with_duplicates, write_pages
+
+    db = write_pages(tmp_path / "c.sqlite", crawl_with_duplicates(8),
+                     integer_pk=table != "rowid")
+    with sqlite3.connect(db) as conn:
+        index = "lower(url)" if table == "expression key" else "url"
+        conn.execute(f"CREATE UNIQUE INDEX pages_url ON pages ({index})")
+    invoke("db", str(db), "-q")
+    with sqlite3.connect(db) as conn:
+        urls = [r[0] for r in conn.execute("SELECT url FROM pages ORDER BY rowid LIMIT 3")]
+        conn.execute("INSERT INTO pages (url, content) VALUES ('https://new.example/1', 'x y')")
+        conn.execute("INSERT OR REPLACE INTO pages (url, content) VALUES (?, 'new text')",
+                     (urls[0],))  # deletes the row of that URL, adds one
+        conn.execute("DELETE FROM pages WHERE url = ?", (urls[1],))
+        conn.execute("UPDATE pages SET content = 'changed' WHERE url = ?", (urls[2],))
+        (pages,) = conn.execute("SELECT count(*) FROM pages").fetchone()
+    stats = json.loads(invoke("stats", str(db), "--json").output)
+    assert stats["counts"]["pages"] == pages
+    report_path = tmp_path / "r.json"
+    invoke("export", str(db), "--json", str(report_path), "-q")
+    assert json.loads(report_path.read_text(encoding="utf-8"))["meta"]["counts"]["pages"] == pages

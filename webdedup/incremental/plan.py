@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 from ..algorithms.urls import url_hash
 from ..config import Config
-from ..store import quote, schema_version, table_exists
+from ..store import integer_primary_key, quote, schema_version, sql, table_exists
 from ..store.layout import Layout
 from ..store.pages import as_text
 from ..store.state import meta_value, stored_config
-from ..store.triggers import triggers_intact
+from ..store.triggers import rows_tracked, triggers_intact
 
 #: The schema version a nightly run needs: 4 renamed _prepared to _webdedup_prepared.
 INCREMENTAL_SCHEMA = 4
@@ -117,4 +117,24 @@ def changed_ids(
         renumbered.update(prepared)  # prepared ids that are gone
     return ids | renumbered, len(renumbered - ids)
 
+
+def pages_now(
+    conn: sqlite3.Connection, table: str, rowid: str, max_seq: int | None = None
+) -> int:
+    """The rows of the crawler's ``table`` (``rowid``: its rowid's name in SQL), counted
+    from the last run's state and the queue (``seq <= max_seq``; all of it by default) when
+    they can tell (``sql/pages_count_incremental.sql``): an INTEGER PRIMARY KEY (VACUUM
+    keeps the rowids), every added or deleted row queued (:func:`rows_tracked`), and a
+    last run that finished its write. Else ``count(*)``, which reads every row of a table
+    with no index, texts included (73 s for a million 2 KB pages from a cold disk)."""
+    if (
+        table_exists(conn, "_webdedup_prepared")
+        and integer_primary_key(conn, table) is not None
+        and not meta_value(conn, MISSED)
+        and rows_tracked(conn, table)
+    ):
+        query = sql("pages_count_incremental", pages=quote(table), rowid=quote(rowid))
+        upto = 2**63 - 1 if max_seq is None else max_seq
+        return int(conn.execute(query, {"max_seq": upto}).fetchone()[0])
+    return int(conn.execute(f"SELECT count(*) FROM {quote(table)}").fetchone()[0])
 

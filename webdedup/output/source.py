@@ -22,7 +22,7 @@ from typing import Any
 
 from ..config import Columns
 from ..errors import ConfigError, InputError
-from ..incremental.plan import INCREMENTAL_SCHEMA
+from ..incremental.plan import INCREMENTAL_SCHEMA, pages_now
 from ..store import (
     connect,
     lenient_text,
@@ -35,7 +35,7 @@ from ..store import (
 )
 from ..store.counts import count as count_pages
 from ..store.counts import groups_subquery
-from ..store.layout import Layout, crawler_columns
+from ..store.layout import Layout, crawler_columns, rowid_alias
 from ..store.schema import GROUPS_TABLE, OUTPUT_COLUMNS, RESULT_TABLES
 from ..store.state import stored_columns, stored_config
 
@@ -260,7 +260,8 @@ def counts(conn: sqlite3.Connection, layout: Source) -> dict[str, int]:
     kind, unique and ignored pages), ``annotated`` pages, verified ``near_pairs``, and
     ``duplicate_groups`` (the same number as ``groups``; kept for readers of older reports).
     """
-    found = count_pages(conn, layout.table)
+    table = layout.table
+    found = count_pages(conn, table, pages=pages_now(conn, table, rowid_alias(conn, table)))
     (pairs,) = conn.execute(layout.sql("counts")).fetchone()
     return found.as_dict() | {
         "annotated": found.pages - found.not_annotated,

@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..incremental.plan import pages_now
 from ..store import connect, quote, schema_version, sql, table_exists
 from ..store.counts import KINDS, Counts, count, groups_subquery
+from ..store.layout import rowid_alias
 from ..store.schema import GROUPS_TABLE, STATE_TABLES
 from ..store.state import stored_columns
 from ..words import plural
@@ -49,11 +51,15 @@ class Stats:
 
 def _state_bytes(conn: sqlite3.Connection) -> int | None:
     """Bytes of webdedup's tables and indexes (None when SQLite lacks the dbstat table)."""
+    names = [r[0] for r in conn.execute(sql("stats/state_objects"))]
+    total = 0
     try:
-        row = conn.execute(sql("stats/state_bytes")).fetchone()
+        for name in names:
+            row = conn.execute(sql("stats/state_bytes"), {"name": name}).fetchone()
+            total += int(row[0] or 0) if row else 0
     except sqlite3.OperationalError:
         return None
-    return int(row[0] or 0)
+    return total
 
 
 def collect_stats(db: str | Path | sqlite3.Connection, runs: int = 5) -> Stats:
@@ -76,7 +82,7 @@ def collect_stats(db: str | Path | sqlite3.Connection, runs: int = 5) -> Stats:
         table = stored_columns(conn).get("table", "pages")
         pages = quote(table)
         kinds = dict(conn.execute(sql("stats/kinds", pages=pages)).fetchall())
-        found = count(conn, table)
+        found = count(conn, table, pages=pages_now(conn, table, rowid_alias(conn, table)))
         sizes = [
             tuple(r)
             for r in conn.execute(sql("stats/group_sizes", groups=groups_subquery()))

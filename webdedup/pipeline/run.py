@@ -115,20 +115,6 @@ def _count(conn: sqlite3.Connection, query: str) -> int:
     return int(conn.execute(query).fetchone()[0])
 
 
-def _pages_now(conn: sqlite3.Connection, layout: Layout, max_seq: int, stable: bool) -> int:
-    """The rows of the crawler's table in the run's snapshot. An incremental run over a table
-    whose rowids stay put counts them from its state and its queue (``sql/
-    pages_count_incremental.sql``): ``count(*)`` over a table with no index reads every page,
-    texts included (73 s for a million pages from a cold disk). Otherwise, and where an
-    INSERT OR REPLACE may delete rows no trigger sees (a UNIQUE index on an expression),
-    ``count(*)``."""
-    table = quote(layout.table)
-    if not stable or unmirrored_keys(conn, layout.table):
-        return _count(conn, f"SELECT count(*) FROM {table}")
-    query = sql("pages_count_incremental", pages=table, rowid=quote(layout.rowid))
-    return int(conn.execute(query, {"max_seq": max_seq}).fetchone()[0])
-
-
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -312,7 +298,7 @@ def _run_phases(
         small_hosts = "small_hosts"
         if ctx.incremental:
             stable = integer_primary_key(conn, layout.table) is not None
-            ctx.total_pages = _pages_now(conn, layout, plan.max_seq, stable)
+            ctx.total_pages = planning.pages_now(conn, layout.table, layout.rowid, plan.max_seq)
             changed, renumbered = planning.changed_ids(conn, layout, plan.max_seq, stable)
             with ctx.phase("prepare"):
                 ctx.record("prepare", phase1_prepare.run(ctx, only=changed))

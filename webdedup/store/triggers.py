@@ -163,6 +163,34 @@ def _recorded(layout: Layout, columns: list[str], keys: list[UniqueKey]) -> dict
     return {"table": layout.table, "columns": columns, "unique": [asdict(k) for k in keys]}
 
 
+def rows_tracked(conn: sqlite3.Connection, table: str) -> bool:
+    """Whether every row added to or deleted from ``table`` since its triggers were
+    installed is queued: the insert and delete triggers exist, and so do the REPLACE
+    triggers of its UNIQUE keys as they are now (recorded with them), none of which is on an
+    expression (whose REPLACE deletes no trigger sees). Which columns the update trigger
+    tracks does not matter here (:func:`triggers_intact` checks those too)."""
+    found = {
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?", (table,)
+        )
+    }
+    names = {trigger_names(table)[f"{op}_trigger"] for op in ("insert", "delete")}
+    keys = unique_keys(conn, table)
+    if keys:
+        names |= set(replace_trigger_names(table).values())
+    if not names <= found or unmirrored_keys(conn, table):
+        return False
+    try:
+        recorded = json.loads(meta_value(conn, "triggers") or "null")
+        return bool(
+            recorded["table"] == table
+            and recorded["unique"] == json.loads(json.dumps([asdict(k) for k in keys]))
+        )
+    except (ValueError, TypeError, KeyError):
+        return False
+
+
 def triggers_intact(conn: sqlite3.Connection, layout: Layout) -> bool:
     """True when all the triggers exist on the pages table for the tracked columns and its
     UNIQUE keys (a key added since, or a database whose triggers predate the REPLACE
