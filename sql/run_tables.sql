@@ -56,3 +56,6 @@ CREATE TEMP TABLE run_thin_texts (host TEXT NOT NULL, content_hash TEXT NOT NULL
     WITHOUT ROWID;
 DROP TABLE IF EXISTS temp.run_thin;
 CREATE TEMP TABLE run_thin (id INTEGER PRIMARY KEY, reason TEXT NOT NULL);
+-- The stored pages by host, copied from the prepared rows when the state predates
+-- _webdedup_hosts (webdedup.store.state.host_pages makes it on first use).
+DROP TABLE IF EXISTS temp.run_stored_hosts;

@@ -10,5 +10,6 @@ CREATE TABLE IF NOT EXISTS _webdedup_hosts (
     id   INTEGER NOT NULL,
     PRIMARY KEY (host, id)
 ) WITHOUT ROWID;
+DELETE FROM _webdedup_hosts;  -- (a state relabelled to an older schema may hold stale rows)
 INSERT OR IGNORE INTO _webdedup_hosts (host, id)
 SELECT host, id FROM _webdedup_prepared WHERE host IS NOT NULL ORDER BY host, id;

@@ -584,6 +584,8 @@ _upsert_op = st.one_of(
     st.tuples(st.just("insert_ignore"), _page),
     st.tuples(st.just("update_replace"), st.integers(0, 1000), _page),
     st.tuples(st.just("delete"), st.integers(0, 1000)),
+    # a page moved to another id: an existing one (UPDATE OR REPLACE deletes that row) or new
+    st.tuples(st.just("move"), st.integers(0, 1000), st.integers(0, 1000)),
 )
 
 
@@ -620,6 +622,13 @@ def test_a_crawler_upserting_by_a_unique_url_leaves_no_ghost_pages(tmp_path_fact
                 )
             elif op[0] == "delete" and ids:
                 conn.execute("DELETE FROM pages WHERE id = ?", (ids[op[1] % len(ids)],))
+            elif op[0] == "move" and ids:
+                to = op[2] % (len(ids) + 2)  # an id held, or one past the last
+                target = ids[to] if to < len(ids) else ids[-1] + to - len(ids) + 1
+                conn.execute(
+                    "UPDATE OR REPLACE pages SET id = ? WHERE id = ?",
+                    (target, ids[op[1] % len(ids)]),
+                )
         result = d.run_on_db(path)
         assert result.mode == "incremental"
         assert result.pages == pages_in(path)  # REPLACE's deletes counted too

@@ -87,8 +87,9 @@ def plan_run(conn: sqlite3.Connection, config: Config, layout: Layout, full: boo
     if not tracked:
         return Plan(
             "full",
-            f"the change-tracking triggers on {table!r} are missing (the table was rebuilt or "
-            "the triggers dropped): running a full pass and installing them again",
+            f"the change-tracking triggers on {table!r} are missing or older than this "
+            "webdedup's (the table was rebuilt, the triggers dropped, or an older webdedup "
+            "installed them): running a full pass and installing them again",
             seq,
             tracked,
         )
@@ -118,23 +119,21 @@ def changed_ids(
     return ids | renumbered, len(renumbered - ids)
 
 
-def pages_now(
-    conn: sqlite3.Connection, table: str, rowid: str, max_seq: int | None = None
-) -> int:
-    """The rows of the crawler's ``table`` (``rowid``: its rowid's name in SQL), counted
-    from the last run's state and the queue (``seq <= max_seq``; all of it by default) when
-    they can tell (``sql/pages_count_incremental.sql``): an INTEGER PRIMARY KEY (VACUUM
-    keeps the rowids), every added or deleted row queued (:func:`rows_tracked`), and a
-    last run that finished its write. Else ``count(*)``, which reads every row of a table
-    with no index, texts included (73 s for a million 2 KB pages from a cold disk)."""
+def pages_now(conn: sqlite3.Connection, table: str, max_seq: int | None = None) -> int:
+    """The rows of the crawler's ``table``, counted from the last run's state and the queue
+    (``seq <= max_seq``; all of it by default) when they can tell
+    (``sql/pages_count_incremental.sql``): an INTEGER PRIMARY KEY (VACUUM keeps the rowids,
+    and its updates are queued), every added or deleted row queued (:func:`rows_tracked`),
+    and a last run that finished its write. Else ``count(*)``, which reads every row of a
+    table with no index, texts included (73 s for a million 2 KB pages from a cold disk)."""
+    key = integer_primary_key(conn, table)
     if (
-        table_exists(conn, "_webdedup_prepared")
-        and integer_primary_key(conn, table) is not None
+        key is not None
+        and table_exists(conn, "_webdedup_prepared")
         and not meta_value(conn, MISSED)
         and rows_tracked(conn, table)
     ):
-        query = sql("pages_count_incremental", pages=quote(table), rowid=quote(rowid))
+        query = sql("pages_count_incremental", pages=quote(table), rowid=quote(key))
         upto = 2**63 - 1 if max_seq is None else max_seq
         return int(conn.execute(query, {"max_seq": upto}).fetchone()[0])
     return int(conn.execute(f"SELECT count(*) FROM {quote(table)}").fetchone()[0])
-

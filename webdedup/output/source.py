@@ -35,7 +35,7 @@ from ..store import (
 )
 from ..store.counts import count as count_pages
 from ..store.counts import groups_subquery
-from ..store.layout import Layout, crawler_columns, rowid_alias
+from ..store.layout import Layout, crawler_columns
 from ..store.schema import GROUPS_TABLE, OUTPUT_COLUMNS, RESULT_TABLES
 from ..store.state import stored_columns, stored_config
 
@@ -261,7 +261,7 @@ def counts(conn: sqlite3.Connection, layout: Source) -> dict[str, int]:
     ``duplicate_groups`` (the same number as ``groups``; kept for readers of older reports).
     """
     table = layout.table
-    found = count_pages(conn, table, pages=pages_now(conn, table, rowid_alias(conn, table)))
+    found = count_pages(conn, table, pages=pages_now(conn, table))
     (pairs,) = conn.execute(layout.sql("counts")).fetchone()
     return found.as_dict() | {
         "annotated": found.pages - found.not_annotated,

@@ -11,7 +11,6 @@ from ..errors import InputError
 from ..incremental.plan import pages_now
 from ..store import connect, quote, schema_version, sql, table_exists
 from ..store.counts import KINDS, Counts, count, groups_subquery
-from ..store.layout import rowid_alias
 from ..store.schema import GROUPS_TABLE, STATE_TABLES
 from ..store.state import stored_columns
 from ..words import plural
@@ -82,7 +81,7 @@ def collect_stats(db: str | Path | sqlite3.Connection, runs: int = 5) -> Stats:
         table = stored_columns(conn).get("table", "pages")
         pages = quote(table)
         kinds = dict(conn.execute(sql("stats/kinds", pages=pages)).fetchall())
-        found = count(conn, table, pages=pages_now(conn, table, rowid_alias(conn, table)))
+        found = count(conn, table, pages=pages_now(conn, table))
         sizes = [
             tuple(r)
             for r in conn.execute(sql("stats/group_sizes", groups=groups_subquery()))

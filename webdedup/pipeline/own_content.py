@@ -61,9 +61,8 @@ def run(ctx: RunContext) -> OwnResult:
     name = "own_hosts_incremental" if ctx.incremental else "own_hosts_full"
     # a host at a time, from two cursors in host order (the hosts' texts, the near nodes):
     # nothing held for the whole run but the thin nodes (the own texts go out host by host)
-    rows = conn.execute(
-        sql(name, host_pages=host_pages(conn)), {"min_pages": int(config.segment_min_pages)}
-    )
+    query = sql(name, host_pages=host_pages(conn)) if ctx.incremental else sql(name)
+    rows = conn.execute(query, {"min_pages": int(config.segment_min_pages)})
     node_rows = _HostNodes(conn.execute(
         "SELECT p.host, p.content_hash, n.id, p.word_count FROM temp.run_near_nodes AS n "
         "JOIN temp.run_prepared AS p ON p.id = n.id WHERE p.host IS NOT NULL ORDER BY p.host"

@@ -45,7 +45,7 @@ from ..store.connection import data_version, transaction
 from ..store.counts import Counts
 from ..store.counts import count as count_pages
 from ..store.layout import CrawlerTable, Layout
-from ..store.state import set_meta
+from ..store.state import host_pages, set_meta
 from ..store.triggers import unmirrored_keys
 from ..version import __version__
 from ..words import plural
@@ -289,7 +289,8 @@ def _run_phases(
             on_message(f"{plan.mode} run: {plan.reason}")
             for name in unmirrored_keys(conn, layout.table):
                 on_message(
-                    f"note: the UNIQUE index {name!r} on {layout.table!r} is on an expression: "
+                    f"note: the UNIQUE index {name!r} on {layout.table!r} is on an expression "
+                    "(or has a WHERE webdedup could not read): "
                     "a row an INSERT OR REPLACE deletes under it is not seen by the next "
                     "incremental run (run with --full after such upserts)"
                 )
@@ -298,7 +299,7 @@ def _run_phases(
         small_hosts = "small_hosts"
         if ctx.incremental:
             stable = integer_primary_key(conn, layout.table) is not None
-            ctx.total_pages = planning.pages_now(conn, layout.table, layout.rowid, plan.max_seq)
+            ctx.total_pages = planning.pages_now(conn, layout.table, plan.max_seq)
             changed, renumbered = planning.changed_ids(conn, layout, plan.max_seq, stable)
             with ctx.phase("prepare"):
                 ctx.record("prepare", phase1_prepare.run(ctx, only=changed))
@@ -313,7 +314,8 @@ def _run_phases(
             _segments(ctx, None)
             renumbered = _renumbered(conn)
         if config.n_min > 0:
-            conn.execute(sql(small_hosts), {"n_min": config.n_min})
+            stored = {"host_pages": host_pages(conn)} if ctx.incremental else {}
+            conn.execute(sql(small_hosts, **stored), {"n_min": config.n_min})
         window_scores: WindowScores = {}  # phase 4's, kept for its passes after the first
         while True:
             with ctx.phase("elect_url"):
@@ -332,7 +334,10 @@ def _run_phases(
             with ctx.phase("region"):
                 region.grow_region(conn, near.pull)
             if config.n_min > 0:
-                conn.execute(sql("small_hosts_incremental"), {"n_min": config.n_min})
+                conn.execute(
+                    sql("small_hosts_incremental", host_pages=host_pages(conn)),
+                    {"n_min": config.n_min},
+                )
         with ctx.phase("assign"):
             run_script(conn, "assign")
         (processed,) = conn.execute("SELECT count(*) FROM temp.run_assign").fetchone()

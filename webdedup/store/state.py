@@ -58,9 +58,22 @@ def config_columns(config: dict[str, Any]) -> dict[str, str]:
 
 
 def host_pages(conn: sqlite3.Connection) -> str:
-    """The stored pages by host, ``(host, id)`` rows, to fill into a query's ``{host_pages}``:
-    ``_webdedup_hosts`` (schema 12), searched by host. A state from before it (the run that
-    upgrades it reads it first) has only the prepared rows: read whole, as before."""
+    """The stored pages by host, a ``(host, id)`` table searched by host, to fill into a
+    query's ``{host_pages}``: ``_webdedup_hosts`` (schema 12). A state from before it (the
+    run that upgrades it reads it first) has only the prepared rows: they are copied once
+    into the run's ``temp.run_stored_hosts`` (dropped with the run's other TEMP tables)."""
     if table_exists(conn, "_webdedup_hosts"):
         return "main._webdedup_hosts"
-    return "(SELECT host, id FROM main._webdedup_prepared WHERE host IS NOT NULL)"
+    made = conn.execute(
+        "SELECT 1 FROM temp.sqlite_schema WHERE type = 'table' AND name = 'run_stored_hosts'"
+    ).fetchone()
+    if made is None:
+        conn.execute(
+            "CREATE TEMP TABLE run_stored_hosts (host TEXT NOT NULL, id INTEGER NOT NULL, "
+            "PRIMARY KEY (host, id)) WITHOUT ROWID"
+        )
+        conn.execute(
+            "INSERT INTO temp.run_stored_hosts (host, id) SELECT host, id "
+            "FROM main._webdedup_prepared WHERE host IS NOT NULL ORDER BY host, id"
+        )
+    return "temp.run_stored_hosts"

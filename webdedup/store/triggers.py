@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from .layout import Layout
 from .sqlfiles import quote, run_script, sql
 from .state import meta_value, set_meta
+from .tables import integer_primary_key
 
 #: The input columns whose updates are queued (never webdedup's output columns).
 TRACKED = (
@@ -42,6 +43,15 @@ def replace_trigger_names(table: str) -> dict[str, str]:
 def tracked_columns(layout: Layout) -> list[str]:
     present = layout.present
     return sorted({real for name in TRACKED if (real := present.get(name))})
+
+
+def trigger_columns(conn: sqlite3.Connection, layout: Layout) -> list[str]:
+    """The columns whose update the update trigger queues: the input columns, and an
+    INTEGER PRIMARY KEY (``UPDATE pages SET id = ...`` moves a page to another id, and an
+    ``UPDATE OR REPLACE`` of it deletes the row that had that id: both ids are queued)."""
+    columns = tracked_columns(layout)
+    key = integer_primary_key(conn, layout.table)
+    return sorted({*columns, key}) if key is not None else columns
 
 
 @dataclass(frozen=True)
@@ -86,10 +96,12 @@ def unique_keys(conn: sqlite3.Connection, table: str) -> list[UniqueKey]:
 
 
 def unmirrored_keys(conn: sqlite3.Connection, table: str) -> list[str]:
-    """The UNIQUE indexes of ``table`` on expressions, whose REPLACE deletes no trigger sees."""
+    """The UNIQUE indexes of ``table`` whose REPLACE deletes no trigger sees: those on
+    expressions, and partial ones whose ``WHERE`` could not be read from their SQL."""
     return [
-        name for name, _, columns in _unique_indexes(conn, table)
+        name for name, partial, columns in _unique_indexes(conn, table)
         if any(c is None for c, _ in columns)
+        or (partial and _partial_where(conn, name) is None)
     ]
 
 
@@ -111,8 +123,8 @@ def _partial_where(conn: sqlite3.Connection, index: str) -> str | None:
         "SELECT sql FROM main.sqlite_schema WHERE type = 'index' AND name = ?", (index,)
     ).fetchone()
     text = found[0] if found and found[0] else ""
-    depth, quote_char, start = 0, "", text.find("(")
-    for i in range(max(start, 0), len(text)):
+    depth, quote_char = 0, ""  # (from the start: a quoted name may hold a parenthesis)
+    for i in range(len(text)):
         ch = text[i]
         if quote_char:
             if ch == quote_char:
@@ -133,7 +145,7 @@ def _partial_where(conn: sqlite3.Connection, index: str) -> str | None:
 
 def install_triggers(conn: sqlite3.Connection, layout: Layout) -> None:
     """(Re)create the change-tracking triggers on the pages table (inside the write)."""
-    columns = tracked_columns(layout)
+    columns = trigger_columns(conn, layout)
     table, rowid = quote(layout.table), quote(layout.rowid)
     names = {k: quote(v) for k, v in trigger_names(layout.table).items()}
     run_script(
@@ -209,5 +221,5 @@ def triggers_intact(conn: sqlite3.Connection, layout: Layout) -> bool:
     if not names <= found:
         return False
     recorded = meta_value(conn, "triggers")
-    want = json.loads(json.dumps(_recorded(layout, tracked_columns(layout), keys)))
+    want = json.loads(json.dumps(_recorded(layout, trigger_columns(conn, layout), keys)))
     return bool(recorded) and json.loads(recorded or "null") == want
