@@ -183,3 +183,32 @@ def test_stats_and_the_report_count_the_pages_a_crawler_changed_since_the_run(
     report_path = tmp_path / "r.json"
     invoke("export", str(db), "--json", str(report_path), "-q")
     assert json.loads(report_path.read_text(encoding="utf-8"))["meta"]["counts"]["pages"] == pages
+
+
+def test_stats_counts_with_count_star_under_triggers_that_miss_an_id_update(tmp_path: Path) -> None:
+    """Triggers installed before the INTEGER PRIMARY KEY was tracked queue nothing for an
+    ``UPDATE OR REPLACE`` of it (it deletes the row that held the id): with such triggers
+    the pages are counted with ``count(*)``, not from the state."""
+    import sqlite3
+
+    from conftest import crawl_with_duplicates, write_pages
+
+    db = write_pages(tmp_path / "c.sqlite", crawl_with_duplicates(8))
+    invoke("db", str(db), "-q")
+    with sqlite3.connect(db) as conn:  # the update trigger and its record as they were
+        (ddl,) = conn.execute(
+            "SELECT sql FROM sqlite_schema WHERE name = '_webdedup_pages_update'"
+        ).fetchone()
+        conn.execute("DROP TRIGGER _webdedup_pages_update")
+        conn.execute(ddl.replace(', "id"', "").replace('"id", ', ""))
+        (raw,) = conn.execute("SELECT value FROM _webdedup_meta WHERE key = 'triggers'").fetchone()
+        recorded = json.loads(raw)
+        recorded["columns"] = [c for c in recorded["columns"] if c != "id"]
+        conn.execute("UPDATE _webdedup_meta SET value = ? WHERE key = 'triggers'",
+                     (json.dumps(recorded),))
+        ids = [r[0] for r in conn.execute("SELECT id FROM pages ORDER BY id")]
+        conn.execute("UPDATE OR REPLACE pages SET id = ? WHERE id = ?", (ids[0], ids[1]))
+        (pages,) = conn.execute("SELECT count(*) FROM pages").fetchone()
+    assert pages == len(ids) - 1
+    assert json.loads(invoke("stats", str(db), "--json").output)["counts"]["pages"] == pages
+

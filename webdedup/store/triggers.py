@@ -179,8 +179,10 @@ def rows_tracked(conn: sqlite3.Connection, table: str) -> bool:
     """Whether every row added to or deleted from ``table`` since its triggers were
     installed is queued: the insert and delete triggers exist, and so do the REPLACE
     triggers of its UNIQUE keys as they are now (recorded with them), none of which is on an
-    expression (whose REPLACE deletes no trigger sees). Which columns the update trigger
-    tracks does not matter here (:func:`triggers_intact` checks those too)."""
+    expression (whose REPLACE deletes no trigger sees), and the update trigger tracks its
+    INTEGER PRIMARY KEY (an ``UPDATE OR REPLACE`` of it deletes the row that held the id;
+    triggers from before 2026-11-27 do not). Which input columns the update trigger tracks
+    does not matter here (:func:`triggers_intact` checks those too)."""
     found = {
         r[0]
         for r in conn.execute(
@@ -193,11 +195,13 @@ def rows_tracked(conn: sqlite3.Connection, table: str) -> bool:
         names |= set(replace_trigger_names(table).values())
     if not names <= found or unmirrored_keys(conn, table):
         return False
+    key = integer_primary_key(conn, table)
     try:
         recorded = json.loads(meta_value(conn, "triggers") or "null")
         return bool(
             recorded["table"] == table
             and recorded["unique"] == json.loads(json.dumps([asdict(k) for k in keys]))
+            and (key is None or key in recorded["columns"])
         )
     except (ValueError, TypeError, KeyError):
         return False
