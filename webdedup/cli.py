@@ -1001,17 +1001,37 @@ def daft_command(
         webdedup db crawl.sqlite --assignments assignments/
         webdedup daft 's3://bucket/pages/*.parquet' --out s3://bucket/assignments/
     """
-    with errors_to_exit_codes():
-        config = build_config(config_file, None, columns, set_pairs, **options)
-        say = None if quiet or as_json else (lambda line: click.echo(line, err=True))
-        result = Deduplicator(config=config).run_on_parquet(
-            list(inputs), out, ray_address=ray_address, s3_endpoint=s3_endpoint,
-            s3_region=s3_region, s3_anonymous=s3_anonymous, on_message=say,
-        )
+    try:
+        with errors_to_exit_codes():
+            config = build_config(config_file, None, columns, set_pairs, **options)
+            say = None if quiet or as_json else (lambda line: click.echo(line, err=True))
+            result = Deduplicator(config=config).run_on_parquet(
+                list(inputs), out, ray_address=ray_address, s3_endpoint=s3_endpoint,
+                s3_region=s3_region, s3_anonymous=s3_anonymous, on_message=say,
+            )
+    except click.ClickException as exc:
+        _leave_after_daft(exc)
+        raise
     if as_json:
         click.echo(json.dumps(asdict(result), indent=2))
     elif not quiet:
         click.echo(result.summary())
+
+
+def _leave_after_daft(exc: click.ClickException) -> None:
+    """Say a failed ``daft`` run's error and end the process at once, with its exit code,
+    when it runs as the ``webdedup`` program and Daft was loaded: Daft's native threads may
+    still be winding down after a failed write, and Python's shutdown then sometimes aborted
+    the process ("PyGILState_Release", SIGABRT) after the message, losing the exit code.
+    (Not inside another program, such as a test's CliRunner: that one goes on.)"""
+    if "daft" not in sys.modules:
+        return
+    if click.get_current_context().find_root().info_name != "webdedup":
+        return
+    exc.show()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(exc.exit_code)
 
 
 @cli.command("stats")
