@@ -1062,7 +1062,8 @@ def restore_command(path: str, table: str | None, busy_timeout: float) -> None:
 
     Every page goes back under its original id. When that is not possible for some (the
     crawler has since written a new page under the id, or re-crawled the URL into a UNIQUE
-    column), they are listed with the reason, nothing is restored, and the exit code is 3.
+    column, or reused the id for a page pruned too: two copies), they are listed with the
+    reason, nothing is restored, and the exit code is 3.
     A table without an INTEGER PRIMARY KEY has no stable ids (VACUUM renumbers its rowids):
     there a page whose rowid is taken goes back under a new one, and the command says so.
 

@@ -189,3 +189,113 @@ def test_restore_after_a_deduplicator_call_leaves_the_crawlers_newer_rows_alone(
         )
     finally:
         conn.close()
+
+
+def copies(path: Path) -> list[tuple[int, int, str, str]]:
+    """``(_pruned_seq, _rowid, url, content)`` of every pruned copy, in order."""
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(
+            "SELECT _pruned_seq, _rowid, url, content FROM _webdedup_pruned ORDER BY _pruned_seq"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def prune_a_reused_id_again(path: Path) -> tuple[dict[int, tuple[Any, ...]], int]:
+    """Prune, let the crawler reuse the highest pruned id for another duplicate (the same
+    URL again, a new text), prune again; the rows before the first prune and the id."""
+    before, gone = prune(path)
+    url, content = gone[max(gone)][0], gone[max(gone)][2]
+    reused = crawler_insert(path, url, content + " crawled again")
+    assert reused == max(gone)
+    result = cli_run("db", path, "--prune", "--quiet")
+    assert result.exit_code == 0, result.output
+    return before, reused
+
+
+def to_the_old_layout(path: Path) -> None:
+    """The pruned table as webdedup made it before its copies had their own key: one row an
+    id, ``_rowid INTEGER PRIMARY KEY``."""
+    conn = sqlite3.connect(path)
+    cols = [r[1] for r in conn.execute("PRAGMA table_info(_webdedup_pruned)")
+            if r[1] not in ("_pruned_seq", "_rowid", "_pruned_at")]
+    names = ", ".join(f'"{c}"' for c in cols)
+    conn.executescript(f"""
+        CREATE TABLE old (_rowid INTEGER PRIMARY KEY, _pruned_at TEXT NOT NULL, {names});
+        INSERT INTO old SELECT _rowid, _pruned_at, {names} FROM _webdedup_pruned;
+        DROP TABLE _webdedup_pruned;
+        ALTER TABLE old RENAME TO _webdedup_pruned;
+    """)
+    conn.close()
+
+
+def test_a_page_pruned_twice_under_one_id_keeps_both_copies_and_restore_asks_which(
+    tmp_path: Path,
+) -> None:
+    """The crawler reused a pruned page's id (SQLite's max + 1) for a page that is pruned
+    too. The second prune used to fail on ``_webdedup_pruned``'s key, stopping the run; now
+    both copies are kept, restore lists both and writes nothing, and once one is dropped
+    the other goes back under the id."""
+    path = crawl(tmp_path / "crawl.sqlite")
+    before, reused = prune_a_reused_id_again(path)
+    twice = [c for c in copies(path) if c[1] == reused]
+    assert len(twice) == 2 and twice[0][3] + " crawled again" == twice[1][3]
+    snapshot = dump(path)
+    result = cli_run("restore", path)
+    assert result.exit_code == RestoreConflict.exit_code, result.output
+    assert f"page {reused}: pruned 2 times" in result.output
+    assert f"copies {twice[0][0]} ({twice[0][2]}), {twice[1][0]} ({twice[1][2]})" in (
+        result.output)
+    assert "_pruned_seq IN (" in result.output and "nothing was restored" in result.output
+    assert dump(path) == snapshot
+    conn = sqlite3.connect(path)  # what the message tells the user to do: drop one copy
+    conn.execute("DELETE FROM _webdedup_pruned WHERE _pruned_seq = ?", (twice[0][0],))
+    conn.commit()
+    conn.close()
+    result = cli_run("restore", path)
+    assert result.exit_code == 0, result.output
+    after = rows(path)
+    assert after[reused][2] == twice[1][3]  # the copy kept, under its id
+    assert {k: v for k, v in after.items() if k != reused} == {
+        k: v for k, v in before.items() if k != reused}
+    assert copies(path) == []
+    assert integrity(path) == "ok"
+
+
+def test_without_an_integer_primary_key_both_copies_of_a_rowid_come_back(
+    tmp_path: Path,
+) -> None:
+    path = crawl(tmp_path / "crawl.sqlite", integer_pk=False)
+    before, reused = prune_a_reused_id_again(path)
+    texts = [c[3] for c in copies(path) if c[1] == reused]
+    assert len(texts) == 2
+    result = cli_run("restore", path)
+    assert result.exit_code == 0, result.output
+    assert "1 page went back under a new rowid" in result.output
+    back = sorted(r[2] for r in rows(path).values())
+    assert back == sorted([*(r[2] for r in before.values()), texts[1]])
+    assert integrity(path) == "ok"
+
+
+def test_an_older_pruned_table_is_rebuilt_by_the_next_prune_and_read_by_restore(
+    tmp_path: Path,
+) -> None:
+    path = crawl(tmp_path / "crawl.sqlite")
+    before, gone = prune(path)
+    to_the_old_layout(path)
+    reused = crawler_insert(path, gone[max(gone)][0], "crawled again")
+    result = cli_run("db", path, "--prune", "--quiet")
+    assert result.exit_code == 0, result.output
+    kept = copies(path)
+    assert [c[1] for c in kept] == sorted([*gone, reused])
+    assert [c[3] for c in kept if c[1] != reused] == [
+        gone[k][2] for k in sorted(gone) if k != reused]
+    other = tmp_path / "other.sqlite"  # restore straight from the old layout
+    path2 = crawl(other)
+    before2, _ = prune(path2)
+    to_the_old_layout(path2)
+    result = cli_run("restore", path2)
+    assert result.exit_code == 0, result.output
+    assert rows(path2) == before2
+    assert copies(path2) == []

@@ -76,27 +76,33 @@ def restore_pruned(
             conn.close()
 
 
+#: The pruned table's own columns: a copy's handle (a page pruned twice, its id reused by
+#: the crawler in between, has two copies), the page's rowid, and when it was pruned.
+OWN_COLUMNS = ("_pruned_seq", "_rowid", "_pruned_at")
+
+
 def prune(conn: sqlite3.Connection, table: str, where: str = "is_canonical = 0") -> int:
     """Move every non-canonical annotated row of ``table`` (or those of ``where``, an SQL
     condition on its rows) into ``_webdedup_pruned``.
 
     The side table keeps the original rowid and every column, so :func:`restore` can put the
-    rows back. Call inside the write transaction, after :func:`run`.
+    rows back. Each pruned row is a copy of its own (``_pruned_seq``): when the crawler
+    reuses a pruned page's id and that page is pruned too, both copies are kept, and
+    :func:`restore` asks which one goes back. Call inside the write transaction, after
+    :func:`run`.
     """
     cols = table_columns(conn, table)
-    taken = [c for c in cols if c.lower() in ("_rowid", "_pruned_at")]
+    taken = [c for c in cols if c.lower() in OWN_COLUMNS]
     if taken:
         raise InputError(
             f"table {table!r} has a column named {taken[0]!r}, which _webdedup_pruned uses for "
             "its own bookkeeping; rename that column to use --prune"
         )
     if not table_exists(conn, PRUNED_TABLE):
-        col_defs = ", ".join(quote(c) for c in cols)
-        conn.execute(
-            f"CREATE TABLE {quote(PRUNED_TABLE)} (_rowid INTEGER PRIMARY KEY, "
-            f"_pruned_at TEXT NOT NULL, {col_defs})"
-        )
+        _create_pruned(conn, cols)
     else:
+        if integer_primary_key(conn, PRUNED_TABLE) == "_rowid":
+            _one_row_per_copy(conn)
         have = set(table_columns(conn, PRUNED_TABLE))
         for c in cols:
             if c not in have:
@@ -117,6 +123,31 @@ def prune(conn: sqlite3.Connection, table: str, where: str = "is_canonical = 0")
         )
     cur = conn.execute(f"DELETE FROM {quote(table)} WHERE {where}")
     return cur.rowcount
+
+
+def _create_pruned(conn: sqlite3.Connection, cols: list[str], name: str = PRUNED_TABLE) -> None:
+    col_defs = "".join(f", {quote(c)}" for c in cols)
+    conn.execute(
+        f"CREATE TABLE {quote(name)} (_pruned_seq INTEGER PRIMARY KEY, "
+        f"_rowid INTEGER NOT NULL, _pruned_at TEXT NOT NULL{col_defs})"
+    )
+
+
+def _one_row_per_copy(conn: sqlite3.Connection) -> None:
+    """Rebuild an older webdedup's pruned table, keyed by the page's rowid (one copy an id:
+    pruning a reused id failed on its ``UNIQUE`` constraint), as :func:`_create_pruned` makes
+    it. In the write transaction; the rows keep their order."""
+    cols = [c for c in table_columns(conn, PRUNED_TABLE) if c not in ("_rowid", "_pruned_at")]
+    staging = f"{PRUNED_TABLE}_rebuilt"
+    conn.execute(f"DROP TABLE IF EXISTS {quote(staging)}")
+    _create_pruned(conn, cols, staging)
+    col_list = "".join(f", {quote(c)}" for c in cols)
+    conn.execute(
+        f"INSERT INTO {quote(staging)} (_rowid, _pruned_at{col_list}) "
+        f"SELECT _rowid, _pruned_at{col_list} FROM {quote(PRUNED_TABLE)} ORDER BY _rowid"
+    )
+    conn.execute(f"DROP TABLE {quote(PRUNED_TABLE)}")
+    conn.execute(f"ALTER TABLE {quote(staging)} RENAME TO {quote(PRUNED_TABLE)}")
 
 
 def keep_winners(conn: sqlite3.Connection, layout: Layout) -> tuple[int, int]:
@@ -218,7 +249,9 @@ def restore(conn: sqlite3.Connection, table: str, notes: list[str] | None = None
     or re-crawled its URL into a ``UNIQUE`` column...), :class:`RestoreConflict` lists every
     such row and why, and the transaction is rolled back: nothing was written. A row is never
     restored under another id, and a constraint's ``ON CONFLICT REPLACE`` never deletes the
-    crawler's newer row (the rows go in ``INSERT OR ABORT``).
+    crawler's newer row (the rows go in ``INSERT OR ABORT``). A page pruned twice (the crawler
+    reused its id in between) has two copies: the conflict lists both, to drop the one not
+    wanted back.
     The URLs, domains and wayback URLs :func:`keep_winners` replaced are put back first.
     A table without an ``INTEGER PRIMARY KEY`` has no stable ids (``VACUUM`` renumbers its
     rowids): a pruned row whose rowid another row holds goes back under a fresh rowid, and
@@ -227,6 +260,8 @@ def restore(conn: sqlite3.Connection, table: str, notes: list[str] | None = None
     _unrewrite(conn, table)
     if not table_exists(conn, PRUNED_TABLE):
         return 0
+    if integer_primary_key(conn, PRUNED_TABLE) == "_rowid":
+        _one_row_per_copy(conn)
     pruned_cols = set(table_columns(conn, PRUNED_TABLE))
     cols = [c for c in table_columns(conn, table) if c in pruned_cols]
     pk = integer_primary_key(conn, table)
@@ -242,11 +277,24 @@ def restore(conn: sqlite3.Connection, table: str, notes: list[str] | None = None
     refused: list[int] = []
     restored = renumbered = 0
     rows = conn.execute(
-        f"SELECT _rowid, {', '.join(quote(c) for c in cols)} FROM {quote(PRUNED_TABLE)} "
-        "ORDER BY _rowid"
+        f"SELECT _pruned_seq, _rowid, {', '.join(quote(c) for c in cols)} "
+        f"FROM {quote(PRUNED_TABLE)} ORDER BY _rowid, _pruned_seq"
     ).fetchall()
-    for rowid, *values in rows:
+    copies: dict[int, list[tuple[int, str]]] = {}
+    for seq, rowid, *values in rows:
+        copies.setdefault(rowid, []).append((seq, f" ({values[cols.index(url)]})" if url else ""))
+    for seq, rowid, *values in rows:
         page = f"page {rowid}" + (f" ({values[cols.index(url)]})" if url else "")
+        twice = copies[rowid]
+        if pk is not None and len(twice) > 1:  # only one of them can have the id back
+            if seq == twice[0][0]:
+                each = ", ".join(f"{s}{shown_url}" for s, shown_url in twice)
+                conflicts.append(
+                    f"page {rowid}: pruned {len(twice)} times, the crawler reusing its id in "
+                    f"between; only one copy can go back under it (copies {each})"
+                )
+            refused.append(seq)
+            continue
         holder = conn.execute(
             f"SELECT {shown} FROM {quote(table)} WHERE {quote(alias)} = ?", (rowid,)
         ).fetchone()
@@ -260,7 +308,7 @@ def restore(conn: sqlite3.Connection, table: str, notes: list[str] | None = None
             except sqlite3.IntegrityError as exc:
                 conflicts.append(f"{page}: {exc}"
                                  f"{_holder(conn, table, alias, exc, cols, values)}")
-                refused.append(rowid)
+                refused.append(seq)
                 continue
             renumbered += 1
             restored += 1
@@ -268,7 +316,7 @@ def restore(conn: sqlite3.Connection, table: str, notes: list[str] | None = None
         if holder is not None:
             now = f" (now {holder[0]})" if url else ""
             conflicts.append(f"{page}: its id is taken by a row written since the prune{now}")
-            refused.append(rowid)
+            refused.append(seq)
             continue
         try:
             conn.execute(insert, values if pk in cols else [rowid, *values])
@@ -277,7 +325,7 @@ def restore(conn: sqlite3.Connection, table: str, notes: list[str] | None = None
                 raise RestoreConflict(f"{page} can't be restored ({exc}); nothing was "
                                       "restored") from exc
             conflicts.append(f"{page}: {exc}{_holder(conn, table, alias, exc, cols, values)}")
-            refused.append(rowid)
+            refused.append(seq)
             continue
         restored += 1
     if conflicts:
@@ -291,8 +339,8 @@ def restore(conn: sqlite3.Connection, table: str, notes: list[str] | None = None
             f"{len(conflicts):,} of the {len(rows):,} pruned pages can't go back under their "
             "ids, so nothing was restored:\n  " + "\n  ".join(listed) + "\nRemove (or "
             f"change) the crawler's newer rows, or drop the pruned copies you don't want "
-            f"back (DELETE FROM {PRUNED_TABLE} WHERE _rowid IN ({ids})), then run restore "
-            "again"
+            f"back (DELETE FROM {PRUNED_TABLE} WHERE _pruned_seq IN ({ids})), then run "
+            "restore again"
         )
     _regroup(conn, table, alias)
     conn.execute(f"DELETE FROM {quote(PRUNED_TABLE)}")
