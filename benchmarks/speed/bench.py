@@ -390,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             print(f"webdedup {method} (median run), by phase:")
             for phase, seconds in r["timings"].items():
-                if phase in ("write_lock", "write_lock_total"):
+                if phase.startswith("write_lock"):
                     continue
                 rate = f"{args.pages / seconds:>9,.0f} pages/s" if seconds > 0 else ""
                 print(f"  {phase:<14} {seconds:>7.2f} s {100 * seconds / r['wall']:>5.1f}% {rate}")

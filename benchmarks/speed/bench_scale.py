@@ -12,7 +12,10 @@ process:
 1. a first ``webdedup db`` run (minhash, webdedup's defaults): wall and CPU time (workers
    included), peak memory of the main process and of the largest worker, the peak of each
    phase (the main process's, reset at each phase), bytes written against the database's
-   size, and the write lock: the longest time one write transaction held it and the total;
+   size (as Linux counts them: each page of a file the process dirtied; and, of those,
+   the ones never sent to the disk because their file was deleted or truncated first,
+   such as SQLite's TEMP files), and the write lock: the longest time one write
+   transaction held it, the total, and the longest of each step of the write;
 2. a nightly run after 0.1 % new pages (``--nightly``): the next ids of the corpus when it
    has them, else copies of random pages under new URLs, one in three edited;
 3. ``webdedup stats`` and ``webdedup export --json`` on the result: time and peak memory.
@@ -65,6 +68,7 @@ print(json.dumps({
     "cpu": time.process_time() - c0 + children.ru_utime + children.ru_stime,
     "peak_mib": overall[0] / 1024, "worker_peak_mib": children.ru_maxrss / 1024,
     "write_bytes": int(io["write_bytes"]), "timings": r.timings,
+    "cancelled_write_bytes": int(io["cancelled_write_bytes"]),
     "phase_peaks_mib": {k: round(v / 1024) for k, v in peaks.items() if k != "start"},
 }))
 """
@@ -184,13 +188,18 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"first run: {first['wall']:.0f} s wall, {first['cpu']:.0f} CPU-s; peak "
         f"{first['peak_mib']:.0f} MiB (largest worker {first['worker_peak_mib']:.0f} MiB); "
-        f"written {first['write_bytes'] / first['db_bytes']:.2f} x the database "
-        f"({first['db_bytes'] / 2**30:.2f} GiB); write lock held at most "
+        f"written {first['write_bytes'] / first['db_bytes']:.2f} x the database of "
+        f"{first['db_bytes'] / 2**30:.2f} GiB "
+        f"({(first['write_bytes'] - first['cancelled_write_bytes']) / first['db_bytes']:.2f} x "
+        "without the pages of files deleted before the kernel wrote them out); "
+        "write lock held at most "
         f"{tm['write_lock']:.2f} s at a time ({tm['write_lock_total']:.1f} s in all)",
         flush=True,
     )
     print("  phases (s): " + ", ".join(f"{k} {v:.1f}" for k, v in tm.items()
                                        if not k.startswith("write_lock")))
+    print("  write lock, longest hold by step (s): " + ", ".join(
+        f"{k.partition('.')[2]} {v:.2f}" for k, v in tm.items() if k.startswith("write_lock.")))
     print("  peak MiB by phase: " + ", ".join(f"{k} {v}" for k, v in
                                               first["phase_peaks_mib"].items()))
 

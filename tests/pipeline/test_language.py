@@ -332,3 +332,22 @@ def test_detection_is_off_unless_asked(tmp_path):
     assert said and said[0].startswith("full run") and "--detect-language off -> on" in said[0]
     with closing(sqlite3.connect(db)) as conn:
         assert conn.execute("SELECT lang FROM _webdedup_prepared").fetchall() == [("de",)]
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 100_000])
+def test_guard_reads_the_languages_a_chunk_of_edges_at_a_time(monkeypatch, chunk):
+    """The same edges dropped whatever the chunk (an edge in a later chunk included), and
+    the list itself back when none is."""
+    from webdedup.pipeline import language_guard
+
+    monkeypatch.setattr(language_guard, "CHUNK", chunk)
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TEMP TABLE run_prepared (id INTEGER PRIMARY KEY, lang, lang_score)")
+    conn.executemany("INSERT INTO temp.run_prepared VALUES (?, ?, ?)", [
+        (1, "de", 0.99), (2, "de", 0.99), (3, "fr", 0.99), (4, None, None), (5, "fr", 0.99),
+    ])
+    edges = [(1, 2, 0.9), (2, 4, 0.9), (1, 3, 0.9), (4, 5, 0.9), (2, 5, 0.85)]
+    assert language_guard.keep_same_language(conn, edges) == [
+        (1, 2, 0.9), (2, 4, 0.9), (4, 5, 0.9)]
+    same = [(1, 2, 0.9), (3, 5, 0.8), (2, 4, 0.7)]
+    assert language_guard.keep_same_language(conn, same) is same

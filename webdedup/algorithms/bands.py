@@ -54,8 +54,12 @@ def candidate_pairs(
     codes = [
         lo.astype(np.uint64) * n + hi.astype(np.uint64) for lo, hi in pairs_by_band(keys, groups)
     ]
-    merged = np.sort(np.concatenate(codes)) if codes else np.empty(0, np.uint64)
-    return (merged // n).astype(np.int64), (merged % n).astype(np.int64)
+    merged = np.concatenate(codes) if codes else np.empty(0, np.uint64)
+    del codes  # (8 bytes a pair at a time from here: the pairs of a crawl are its largest array)
+    merged.sort()
+    hi = np.remainder(merged, n).view(np.int64)  # rows < 2**63: the same values
+    np.floor_divide(merged, n, out=merged)
+    return merged.view(np.int64), hi
 
 
 def pairs_by_band(
@@ -159,7 +163,7 @@ def component_order(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     lo, hi = np.asarray(lo, np.int64), np.asarray(hi, np.int64)
     if not len(lo):
         return np.empty(0, np.int64)
-    return np.lexsort((hi, lo, pair_components(lo, hi))).astype(np.int64)
+    return np.lexsort((hi, lo, pair_components(lo, hi))).astype(np.int64, copy=False)
 
 
 def pairs_among(
@@ -185,7 +189,12 @@ def pairs_among(
 
 def pair_components(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """The connected component of each pair ``(lo[k], hi[k])``: a number shared by the pairs
-    of one component, ascending with the component's smallest node.
+    of one component, ascending with the component's smallest node (``int32`` when the
+    nodes are fewer than 2**31).
+
+    Memory: about 34 bytes a pair at its peak (the distinct nodes sorted in place, then the
+    pairs' ends as node numbers of 4 bytes), not the 64 of ``np.unique``'s inverse: at
+    three million pages the candidate pairs are millions, phase 4's largest arrays.
 
     >>> pair_components(np.array([0, 5, 1]), np.array([9, 6, 9])).tolist()
     [0, 2, 0]
@@ -193,10 +202,15 @@ def pair_components(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     lo, hi = np.asarray(lo, np.int64), np.asarray(hi, np.int64)
     if not len(lo):
         return np.empty(0, np.int64)
-    _, inverse = np.unique(np.concatenate([lo, hi]), return_inverse=True)
-    a, b = inverse[: len(lo)], inverse[len(lo):]
-    label, _ = _component_labels(a, b, int(inverse.max()) + 1)
-    return np.asarray(label[a], np.int64)
+    nodes = np.concatenate([lo, hi])
+    nodes.sort()
+    nodes = nodes[np.concatenate(([True], nodes[1:] != nodes[:-1]))]  # distinct, ascending
+    small = np.int32 if len(nodes) < 2**31 else np.int64
+    a = np.searchsorted(nodes, lo).astype(small)
+    b = np.searchsorted(nodes, hi).astype(small)
+    label, _ = _component_labels(a, b, len(nodes))
+    del nodes, b
+    return label[a]
 
 
 def _component_labels(a: np.ndarray, b: np.ndarray, nodes: int) -> tuple[np.ndarray, int]:
@@ -211,7 +225,7 @@ def _component_labels(a: np.ndarray, b: np.ndarray, nodes: int) -> tuple[np.ndar
     >>> _component_labels(np.array([3, 1]), np.array([1, 0]), 5)[0].tolist()
     [0, 0, 2, 0, 4]
     """
-    label = np.arange(nodes)  # each node its own root (label[r] == r)
+    label = np.arange(nodes, dtype=a.dtype)  # each node its own root (label[r] == r)
     rounds = 0
     while True:
         la, lb = label[a], label[b]  # roots: the pointer jumping leaves no longer chain

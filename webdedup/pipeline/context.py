@@ -145,3 +145,6 @@ class WriteBackResult(PhaseResult):
     #: its commit: how long a crawler may have waited), and all of them together
     lock_seconds: float = 0.0
     lock_seconds_total: float = 0.0
+    #: the longest hold of each step of the write (``begin``, ``triggers``, each state
+    #: table, ``annotations``, ``last``)
+    lock_by_step: dict[str, float] = field(default_factory=dict)

@@ -17,23 +17,34 @@ from ..store import sql
 Edge = tuple[int, int, float]
 
 
+#: Edges whose pages' languages are looked up at a time (a set and a dict of their pages,
+#: not of every page of every edge: at millions of edges those took hundreds of MB).
+CHUNK = 100_000
+
+
 def keep_same_language(conn: sqlite3.Connection, edges: list[Edge]) -> list[Edge]:
     """The edges whose two pages are not surely in different languages: ``edges`` itself
-    when none is dropped (at millions of edges a copy of the list is hundreds of MB)."""
-    if not edges:
-        return edges
-    ids = sorted({x for a, b, _ in edges for x in (a, b)})
-    langs = {
-        i: (lang, score)
-        for i, lang, score in conn.execute(sql("language_of"), {"ids": json.dumps(ids)})
-    }
-    del ids
-    if not langs:  # no page of an edge has a language
-        return edges
+    when none is dropped (at millions of edges a copy of the list is hundreds of MB).
+
+    The pages' languages are read for :data:`CHUNK` edges at a time."""
+    drop: list[int] = []
     none = (None, None)
-    drop = {
-        k
-        for k, (a, b, _) in enumerate(edges)
-        if different_languages(*langs.get(a, none), *langs.get(b, none))
-    }
-    return [e for k, e in enumerate(edges) if k not in drop] if drop else edges
+    for start in range(0, len(edges), CHUNK):
+        part = edges[start:start + CHUNK]
+        ids = sorted({x for a, b, _ in part for x in (a, b)})
+        langs = {
+            i: (lang, score)
+            for i, lang, score in conn.execute(sql("language_of"), {"ids": json.dumps(ids)})
+        }
+        del ids
+        if not langs:  # no page of these edges has a language
+            continue
+        drop += [
+            start + k
+            for k, (a, b, _) in enumerate(part)
+            if different_languages(*langs.get(a, none), *langs.get(b, none))
+        ]
+    if not drop:
+        return edges
+    dropped = set(drop)
+    return [e for k, e in enumerate(edges) if k not in dropped]

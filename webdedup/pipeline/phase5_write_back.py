@@ -64,6 +64,12 @@ BATCH_AIM = 0.5
 #: across batches.
 PAUSE = 0.15
 HELD_BEFORE_PAUSE = 0.5  # seconds of holding the lock, in one or more batches, then a pause
+#: Seconds of holding the lock in a batched write after which, between two batches, the
+#: WAL is copied back into the database (a passive checkpoint, which waits for no one).
+#: The run turns SQLite's own checkpoints off, so without these the WAL would grow to the
+#: size of the rewritten rows (the whole table in a first run: gigabytes, beside the
+#: database) and every page read in every batch would search its index, which grows with it.
+CHECKPOINT_AFTER = 5.0
 FIRST_BATCH = 2_000  # rows: the largest first batch of a table, before any was timed
 _LOWEST, _HIGHEST = -(2**63), 2**63 - 1  # the smallest and largest rowid SQLite allows
 
@@ -157,6 +163,7 @@ def run(
         result,
         lock_seconds=round(max(writer.holds), 4),
         lock_seconds_total=round(sum(writer.holds), 4),
+        lock_by_step={k: round(v, 4) for k, v in writer.longest.items()},
     )
 
 
@@ -164,7 +171,8 @@ def run(
 class _Writer:
     """Phase 5's own state: the run's context and plan, the write generation as the run read
     it (then as it last wrote it), whether the write goes in batches, whether changes were
-    missed, and how long each write transaction held the lock."""
+    missed, and how long each write transaction held the lock (and the longest of each
+    step: what it wrote)."""
 
     ctx: RunContext
     plan: Plan
@@ -172,11 +180,14 @@ class _Writer:
     batched: bool = False
     missed_changes: bool = False
     holds: list[float] = field(default_factory=list)
+    longest: dict[str, float] = field(default_factory=dict)
 
     @contextmanager
-    def hold(self) -> Iterator[None]:
+    def hold(self, step: str = "last") -> Iterator[None]:
         """One write transaction, timed into ``holds`` from when it has the lock (after
-        ``BEGIN IMMEDIATE``, which may wait for a crawler) to its commit."""
+        ``BEGIN IMMEDIATE``, which may wait for a crawler) to its commit; ``step`` names
+        what it writes (a TEMP table copied or written from, a batched write's first
+        transaction, the last one)."""
         start: float | None = None
         try:
             with transaction(self.ctx.conn):
@@ -184,7 +195,9 @@ class _Writer:
                 yield
         finally:
             if start is not None:
-                self.holds.append(time.perf_counter() - start)
+                held = time.perf_counter() - start
+                self.holds.append(held)
+                self.longest[step] = max(held, self.longest.get(step, 0.0))
 
     def changed_since(self) -> bool:
         """Whether another connection committed since the run's snapshot began."""
@@ -253,7 +266,7 @@ def _write_ahead(writer: _Writer) -> int:
     ctx, plan = writer.ctx, writer.plan
     conn, layout = ctx.conn, ctx.layout
     spacer = _Spacer(writer)
-    with spacer.transaction():
+    with spacer.transaction("begin"):
         migrate(conn)
         _claim(writer)
         add_output_columns(conn, layout.table)
@@ -261,7 +274,7 @@ def _write_ahead(writer: _Writer) -> int:
         record_crawler_columns(conn, layout.table, list(layout.crawler_columns))
         set_meta(conn, MISSED, INTERRUPTED)
     if plan.mode == "full":
-        with spacer.transaction():  # the triggers track every change from here
+        with spacer.transaction("triggers"):  # the triggers track every change from here
             _check(writer)
             changed = writer.changed_since()
             writer.missed_changes = not plan.tracked and changed
@@ -277,28 +290,33 @@ def _write_ahead(writer: _Writer) -> int:
             # the stored rows go a key range at a time, each with the new rows of its range
             clear = partial(_clear, conn, f"main.{quote(copy.main)}")
             _batches(
-                writer, copy.temp, copy.key, spacer, partial(_execute, conn, insert), clear=clear
+                writer, copy.temp, copy.key, spacer, partial(_execute, conn, insert), clear=clear,
+                step=copy.main,
             )
     else:  # the bulk of the region's state (save_region_incremental.sql), old rows out first
         for main, temp, old, key in _REGION_KEYS:
             cols = ", ".join(key)
             drop = f"DELETE FROM main.{main} WHERE ({cols}) IN (SELECT {cols} FROM temp.{old} "
             drop += "WHERE "
-            _batches(writer, old, key, spacer, partial(_execute, conn, drop, end=")"))
+            _batches(writer, old, key, spacer, partial(_execute, conn, drop, end=")"),
+                     step=f"{main} (old rows)")
             add = f"INSERT OR IGNORE INTO main.{main} SELECT * FROM temp.{temp} WHERE "
-            _batches(writer, temp, key, spacer, partial(_execute, conn, add))
+            _batches(writer, temp, key, spacer, partial(_execute, conn, add), step=main)
         for main, temp in _REGION_STATE:  # the pages whose rows differ (run_restate)
             drop = f"DELETE FROM main.{main} WHERE id IN (SELECT id FROM temp.run_restate WHERE "
             _batches(
-                writer, "run_restate", ("id",), spacer, partial(_execute, conn, drop, end=")")
+                writer, "run_restate", ("id",), spacer, partial(_execute, conn, drop, end=")"),
+                step=f"{main} (old rows)",
             )
             add = f"INSERT INTO main.{main} SELECT * FROM temp.{temp} "
             add += "WHERE id IN (SELECT id FROM temp.run_restate) AND "  # batches of those
-            _batches(writer, "run_restate", ("id",), spacer, partial(_execute, conn, add))
+            _batches(writer, "run_restate", ("id",), spacer, partial(_execute, conn, add),
+                     step=main)
     before = conn.total_changes
     statement = write_back_sql(layout)
     _batches(
-        writer, "run_write", ("id",), spacer, lambda _, params: conn.execute(statement, params)
+        writer, "run_write", ("id",), spacer, lambda _, params: conn.execute(statement, params),
+        step="annotations",
     )
     return conn.total_changes - before
 
@@ -356,7 +374,7 @@ def _queue_unseen(writer: _Writer, spacer: _Spacer) -> None:
     ctx = writer.ctx
     conn, layout = ctx.conn, ctx.layout
     run_script(conn, "unseen_find", pages=quote(layout.table), rowid=quote(layout.rowid))
-    with spacer.transaction():
+    with spacer.transaction("unseen"):
         _check(writer)
         conn.execute(
             "INSERT INTO _webdedup_changes (id, op) SELECT id, 'insert' FROM temp.run_unseen"
@@ -437,6 +455,7 @@ def _batches(
     write: Callable[[str, dict[str, object]], object],
     first: Callable[[], object] | None = None,
     clear: Callable[[str, dict[str, object]], object] | None = None,
+    step: str = "",
 ) -> None:
     """Walk ``temp.<temp>`` in ``key`` order a batch at a time, each batch written by
     ``write(condition, parameters)`` inside its own timed write transaction (``spacer``).
@@ -449,8 +468,10 @@ def _batches(
     table cleared by it a range at a time is cleared whole (at once when there is no row).
     The batch after a timed one is sized to take about :data:`BATCH_AIM` ``write_lock``
     seconds (room for a slower one), growing at most twofold from one batch to the next
-    (eightfold while batches take under a twentieth of that).
+    (eightfold while batches take under a twentieth of that). ``step`` names the
+    transactions in the run's lock timings (``temp`` if not given).
     """
+    step = step or temp
     ctx = writer.ctx
     conn, target = ctx.conn, float(ctx.config.write_lock)
     cols = ", ".join(quote(c) for c in key)
@@ -459,7 +480,7 @@ def _batches(
     source = f"temp.{quote(temp)}"
     if conn.execute(f"SELECT 1 FROM {source} LIMIT 1").fetchone() is None:
         if first is not None or clear is not None:
-            with spacer.transaction():
+            with spacer.transaction(step):
                 _check(writer)
                 if first is not None:
                     first()
@@ -483,7 +504,7 @@ def _batches(
             params["hi"] = _HIGHEST if upto is None else upto[0]
         if ctx.on_phase is not None:  # between two transactions (the tests kill here)
             ctx.on_phase("write_batch")
-        with spacer.transaction() as took:
+        with spacer.transaction(step) as took:
             _check(writer)
             if first is not None and after is None:
                 first()
@@ -507,19 +528,29 @@ class _Spacer:
     """Timed write transactions with a pause for whoever waited meanwhile: :data:`PAUSE`
     once the lock was held for :data:`HELD_BEFORE_PAUSE` seconds (or ``write_lock``, if
     shorter) since the last pause. A crawler thus waits about that long at most, however
-    many short transactions follow one another, and short ones do not pause each."""
+    many short transactions follow one another, and short ones do not pause each. After
+    :data:`CHECKPOINT_AFTER` seconds of holds, when the run has SQLite's automatic
+    checkpoints off, a passive checkpoint goes before the pause."""
 
     def __init__(self, writer: _Writer) -> None:
-        self.writer, self.held = writer, 0.0
+        self.writer, self.held, self.unchecked = writer, 0.0, 0.0
+        conn = writer.ctx.conn
+        self.checkpoints = conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0 and (
+            conn.execute("PRAGMA main.journal_mode").fetchone()[0] == "wal"
+        )
 
     @contextmanager
-    def transaction(self) -> Iterator[_Took]:
+    def transaction(self, step: str) -> Iterator[_Took]:
         took = _Took()
-        with self.writer.hold():
+        with self.writer.hold(step):
             start = time.perf_counter()  # holding the lock from here (BEGIN may have waited)
             yield took
         took.seconds = time.perf_counter() - start
         self.held += took.seconds
+        self.unchecked += took.seconds
+        if self.checkpoints and self.unchecked >= CHECKPOINT_AFTER:
+            self.writer.ctx.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            self.unchecked = 0.0
         limit = min(HELD_BEFORE_PAUSE, float(self.writer.ctx.config.write_lock))
         if self.held >= limit:
             time.sleep(min(PAUSE, limit))

@@ -223,6 +223,8 @@ def run_on_db(
         (result,) = done
         ctx.timings["write_lock"] = written.lock_seconds
         ctx.timings["write_lock_total"] = written.lock_seconds_total
+        if written.transactions > 1:  # a batched write: which step held the lock longest
+            ctx.timings |= {f"write_lock.{k}": v for k, v in written.lock_by_step.items()}
         if not result.counts:  # counted now, outside the lock; the run row then updated
             _record_counts(conn, result, _counts(conn, layout, ctx))
         if own:  # copy the WAL back into the file now, without blocking a crawler
