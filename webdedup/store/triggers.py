@@ -183,17 +183,11 @@ def rows_tracked(conn: sqlite3.Connection, table: str) -> bool:
     INTEGER PRIMARY KEY (an ``UPDATE OR REPLACE`` of it deletes the row that held the id;
     triggers from before 2026-11-27 do not). Which input columns the update trigger tracks
     does not matter here (:func:`triggers_intact` checks those too)."""
-    found = {
-        r[0]
-        for r in conn.execute(
-            "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?", (table,)
-        )
-    }
     names = {trigger_names(table)[f"{op}_trigger"] for op in ("insert", "delete")}
     keys = unique_keys(conn, table)
     if keys:
         names |= set(replace_trigger_names(table).values())
-    if not names <= found or unmirrored_keys(conn, table):
+    if not names <= _table_triggers(conn, table) or unmirrored_keys(conn, table):
         return False
     key = integer_primary_key(conn, table)
     try:
@@ -211,19 +205,18 @@ def triggers_intact(conn: sqlite3.Connection, layout: Layout) -> bool:
     """True when all the triggers exist on the pages table for the tracked columns and its
     UNIQUE keys (a key added since, or a database whose triggers predate the REPLACE
     triggers, is not: the next run is full and installs them)."""
-    found = {
-        r[0]
-        for r in conn.execute(
-            "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?",
-            (layout.table,),
-        )
-    }
     keys = unique_keys(conn, layout.table)
     names = set(trigger_names(layout.table).values())
     if keys:
         names |= set(replace_trigger_names(layout.table).values())
-    if not names <= found:
+    if not names <= _table_triggers(conn, layout.table):
         return False
     recorded = meta_value(conn, "triggers")
     want = json.loads(json.dumps(_recorded(layout, trigger_columns(conn, layout), keys)))
     return bool(recorded) and json.loads(recorded or "null") == want
+
+
+def _table_triggers(conn: sqlite3.Connection, table: str) -> set[str]:
+    """The names of the triggers on ``table``."""
+    query = "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?"
+    return {r[0] for r in conn.execute(query, (table,))}
