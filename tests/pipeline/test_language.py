@@ -338,6 +338,7 @@ def test_detection_is_off_unless_asked(tmp_path):
 def test_guard_reads_the_languages_a_chunk_of_edges_at_a_time(monkeypatch, chunk):
     """The same edges dropped whatever the chunk (an edge in a later chunk included), and
     the list itself back when none is."""
+    from webdedup.algorithms.cluster import Edges
     from webdedup.pipeline import language_guard
 
     monkeypatch.setattr(language_guard, "CHUNK", chunk)
@@ -346,8 +347,8 @@ def test_guard_reads_the_languages_a_chunk_of_edges_at_a_time(monkeypatch, chunk
     conn.executemany("INSERT INTO temp.run_prepared VALUES (?, ?, ?)", [
         (1, "de", 0.99), (2, "de", 0.99), (3, "fr", 0.99), (4, None, None), (5, "fr", 0.99),
     ])
-    edges = [(1, 2, 0.9), (2, 4, 0.9), (1, 3, 0.9), (4, 5, 0.9), (2, 5, 0.85)]
-    assert language_guard.keep_same_language(conn, edges) == [
+    edges = Edges.of([(1, 2, 0.9), (2, 4, 0.9), (1, 3, 0.9), (4, 5, 0.9), (2, 5, 0.85)])
+    assert list(language_guard.keep_same_language(conn, edges).rows()) == [
         (1, 2, 0.9), (2, 4, 0.9), (4, 5, 0.9)]
-    same = [(1, 2, 0.9), (3, 5, 0.8), (2, 4, 0.7)]
+    same = Edges.of([(1, 2, 0.9), (3, 5, 0.8), (2, 4, 0.7)])
     assert language_guard.keep_same_language(conn, same) is same

@@ -11,27 +11,25 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import numpy as np
+
+from ..algorithms.cluster import Edges
 from ..algorithms.language import different_languages
 from ..store import sql
 
-Edge = tuple[int, int, float]
-
-
-#: Edges whose pages' languages are looked up at a time (a set and a dict of their pages,
-#: not of every page of every edge: at millions of edges those took hundreds of MB).
+#: Edges whose pages' languages are looked up at a time (a dict of their pages, not of
+#: every page of every edge: at millions of edges that took hundreds of MB).
 CHUNK = 100_000
 
 
-def keep_same_language(conn: sqlite3.Connection, edges: list[Edge]) -> list[Edge]:
+def keep_same_language(conn: sqlite3.Connection, edges: Edges) -> Edges:
     """The edges whose two pages are not surely in different languages: ``edges`` itself
-    when none is dropped (at millions of edges a copy of the list is hundreds of MB).
-
-    The pages' languages are read for :data:`CHUNK` edges at a time."""
-    drop: list[int] = []
+    when none is dropped. The pages' languages are read :data:`CHUNK` edges at a time."""
+    keep: np.ndarray | None = None
     none = (None, None)
     for start in range(0, len(edges), CHUNK):
-        part = edges[start:start + CHUNK]
-        ids = sorted({x for a, b, _ in part for x in (a, b)})
+        a, b = edges.a[start:start + CHUNK], edges.b[start:start + CHUNK]
+        ids = np.unique(np.concatenate([a, b])).tolist()
         langs = {
             i: (lang, score)
             for i, lang, score in conn.execute(sql("language_of"), {"ids": json.dumps(ids)})
@@ -39,12 +37,13 @@ def keep_same_language(conn: sqlite3.Connection, edges: list[Edge]) -> list[Edge
         del ids
         if not langs:  # no page of these edges has a language
             continue
-        drop += [
-            start + k
-            for k, (a, b, _) in enumerate(part)
-            if different_languages(*langs.get(a, none), *langs.get(b, none))
-        ]
-    if not drop:
-        return edges
-    dropped = set(drop)
-    return [e for k, e in enumerate(edges) if k not in dropped]
+        apart = np.fromiter(
+            (different_languages(*langs.get(x, none), *langs.get(y, none))
+             for x, y in zip(a.tolist(), b.tolist(), strict=True)),
+            bool, len(a),
+        )
+        if apart.any():
+            if keep is None:
+                keep = np.ones(len(edges), dtype=bool)
+            keep[start:start + len(a)] = ~apart
+    return edges if keep is None else edges[keep]

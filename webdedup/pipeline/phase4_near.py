@@ -32,7 +32,7 @@ from ..algorithms.bands import (
     pairs_among,
     pairs_by_band,
 )
-from ..algorithms.cluster import group_near, group_pairs, groups_apart
+from ..algorithms.cluster import Edges, GroupOf, group_near, group_pairs, groups_apart
 from ..algorithms.simhash import hamming_distances, simhash
 from ..algorithms.sketch import (
     NearSpec,
@@ -77,23 +77,28 @@ def run(ctx: RunContext, verdicts: Verdicts, window_scores: WindowScores) -> Nea
     conn, spec = ctx.conn, ctx.spec
     run_script(conn, "near_nodes", {"min_words": spec.min_words})
     ctx.record("own", own_content.run(ctx))  # own texts; thin nodes leave the near nodes
-    component: dict[int, int] = {}
+    component: dict[int, int] | GroupOf
+    edges: Edges | list[tuple[int, int, float]]
     if spec.method == "levenshtein":  # the window meets every node
-        component = dict(conn.execute("SELECT id, component FROM temp.run_near_nodes"))
+        window_component = dict(conn.execute("SELECT id, component FROM temp.run_near_nodes"))
+        component = window_component
     if spec.method == "levenshtein" and ctx.incremental:
-        window_result = phase4_window.incremental_run(ctx, component, window_scores)
+        window_result = phase4_window.incremental_run(ctx, window_component, window_scores)
         if window_result.pull:  # the region must grow first
             return NearResult(candidates=0, edges=0, pull=window_result.pull)
         edges = window_result.edges
         candidates = len(edges)
     elif spec.method == "levenshtein":
-        found = phase4_window.full_run(ctx, component)
-        edges = [e for e in found if component[e[0]] != component[e[1]]]
+        found = phase4_window.full_run(ctx, window_component)
+        edges = [e for e in found if window_component[e[0]] != window_component[e[1]]]
         candidates = len(edges)
     else:
         candidates, edges = _banded_run(ctx, spec)
-        # the exact groups of the edges' pages only (a dict of every node: 100 MB a million)
-        component = dict(conn.execute(sql("near_edge_components"), (spec.threshold,) * 2))
+        # the exact groups of the edges' pages only, as arrays (a dict of every node: 100 MB
+        # a million)
+        component = GroupOf.from_rows(
+            conn.execute(sql("near_edge_components"), (spec.threshold,) * 2)
+        )
 
     def score_of(a: int, b: int) -> float:
         if ctx.config.strip_segments:
@@ -113,10 +118,10 @@ def run(ctx: RunContext, verdicts: Verdicts, window_scores: WindowScores) -> Nea
 def cluster_edges(
     ctx: RunContext,
     verdicts: Verdicts,
-    edges: list[tuple[int, int, float]],
-    component: dict[int, int],
+    edges: Edges | Sequence[tuple[int, int, float]],
+    component: GroupOf | dict[int, int],
     score_of: Callable[[int, int], float],
-) -> list[tuple[int, int, float]]:
+) -> Edges:
     """Store a method's verified edges and group them (every method's last step).
 
     The language guard drops edges between pages surely in different languages; the edges
@@ -128,11 +133,11 @@ def cluster_edges(
     group of the run: at a million pages they took 190 MB at once). Returns the edges kept.
     """
     conn = ctx.conn
-    edges = language_guard.keep_same_language(conn, edges)
+    edges = language_guard.keep_same_language(conn, Edges.of(edges))
     method = ctx.spec.method
     conn.executemany(  # (a generator: a list of the rows would be another copy of the edges)
         "INSERT OR REPLACE INTO temp.run_edges (a, b, score, method) VALUES (?, ?, ?, ?)",
-        ((a, b, s, method) for a, b, s in edges),
+        ((a, b, s, method) for a, b, s in edges.rows()),
     )
     apart = _groups_apart(ctx, verdicts.cannot_link)
     lo, hi, score = group_pairs(edges, component, apart)
@@ -220,7 +225,7 @@ def _groups_apart(ctx: RunContext, cannot_link: Set[tuple[int, int]]) -> set[tup
     return groups_apart(cannot_link, winner)
 
 
-def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, int, float]]]:
+def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, Edges]:
     """Candidates by band collision (:func:`_candidates`), verified on the true shingle sets and
     texts, computed in worker processes (texts verified by an earlier run, cached by their
     content hashes, are not verified again).
@@ -277,12 +282,12 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, list[tuple[int, i
         bar.update(len(found))
     bar.close()
     run_script(conn, "verified_save")  # the scores by content-hash pair, for later runs
-    edges = conn.execute(
+    edges = Edges.from_rows(conn.execute(  # (arrays: 24 bytes an edge, not a list of tuples)
         "SELECT a, b, score FROM temp.run_scores WHERE score >= ? ORDER BY a, b",
         (spec.threshold,),
-    ).fetchall()
+    ))
     candidates = conn.execute("SELECT count(*) FROM temp.run_scores").fetchone()[0]
-    return int(candidates), edges  # (integer ids and REAL scores: SQLite's tuples as they are)
+    return int(candidates), edges
 
 
 def _candidates(ctx: RunContext, spec: NearSpec) -> tuple[np.ndarray, np.ndarray]:

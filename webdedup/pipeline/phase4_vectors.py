@@ -160,10 +160,10 @@ def run(ctx: RunContext, verdicts: Verdicts) -> NearResult:
             return vec.verdict_scores(model, spec, [texts[x]], [texts[y]])[0]
 
         # as every method: language guard, reviewers' verdicts, stars in election order
-        edges = cluster_edges(ctx, verdicts, edges, component, score_of)
+        kept = cluster_edges(ctx, verdicts, edges, component, score_of)
     finally:
         spool.close()
-    return NearResult(candidates=len(first), edges=len(edges))
+    return NearResult(candidates=len(first), edges=len(kept))
 
 
 def _vectorize(texts: list[str], reduce: bool) -> tuple[np.ndarray | None, Any, list[np.ndarray]]:
