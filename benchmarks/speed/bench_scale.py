@@ -18,7 +18,12 @@ process:
    transaction held it, the total, and the longest of each step of the write;
 2. a nightly run after 0.1 % new pages (``--nightly``): the next ids of the corpus when it
    has them, else copies of random pages under new URLs, one in three edited;
-3. ``webdedup stats`` and ``webdedup export --json`` on the result: time and peak memory.
+3. the readers on the result, time and peak memory of each: ``webdedup stats``, ``webdedup
+   export --json``, ``webdedup export --parquet``, and the review app's first page and first
+   queue item (``ReviewApp.handle``, as the server calls it: the first request of a process
+   builds the app's index of the run, the second is timed too).
+
+``--readers DB`` runs step 3 alone on a database a run annotated (a kept one).
 
 Prints a table a line a step and, with ``--json FILE``, writes the figures there.
 """
@@ -28,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -84,6 +90,25 @@ wall = time.perf_counter() - t0
 with open("/proc/self/status") as f:
     peak = next(int(l.split()[1]) for l in f if l.startswith("VmHWM:"))
 print(json.dumps({"wall": wall, "peak_mib": peak / 1024, "exit": out.exit_code}))
+"""
+
+
+#: The review app's child: its first page and its first queue item, each request timed.
+REVIEW = r"""
+import json, sys, time
+from webdedup.review.app import ReviewApp
+app = ReviewApp(sys.argv[1])
+timed = {}
+for name, path in (("first page", "/"), ("again", "/"), ("queue", "/queue")):
+    t0 = time.perf_counter()
+    r = app.handle("GET", path, {}, {})
+    if r.status == 303:  # the queue's first item
+        r = app.handle("GET", r.headers["Location"], {}, {})
+    timed[name] = {"wall": time.perf_counter() - t0, "status": r.status, "bytes": len(r.body)}
+app.close()
+with open("/proc/self/status") as f:
+    peak = next(int(l.split()[1]) for l in f if l.startswith("VmHWM:"))
+print(json.dumps({"requests": timed, "peak_mib": peak / 1024}))
 """
 
 
@@ -159,7 +184,7 @@ def db_bytes(db: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pages", type=int, required=True)
+    parser.add_argument("--pages", type=int, help="the pages of the crawl (not with --readers)")
     parser.add_argument("--corpus-pages", type=int, help="take the pages from this corpus")
     parser.add_argument("--nightly", type=float, default=0.001, help="share of new pages")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "webdedup-bench")
@@ -167,7 +192,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     parser.add_argument("--first-only", action="store_true", help="the first run alone")
+    parser.add_argument("--readers", type=Path, metavar="DB",
+                        help="only the readers, on this annotated database")
     args = parser.parse_args(argv)
+    if args.readers is not None:
+        out = readers(args.readers, args.work)
+        if args.json:
+            args.json.write_text(json.dumps(out, indent=2))
+        return 0
+    if args.pages is None:
+        parser.error("give --pages (or --readers DB)")
 
     corpus = corpus_path(args.cache, args.corpus_pages or args.pages)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -222,17 +256,32 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
 
+    out |= readers(db, args.work)
+    _done(args, db, out)
+    return 0
+
+
+def readers(db: Path, work: Path) -> dict:
+    """Step 3: each reader in its own process, timed, with its peak memory."""
+    out: dict = {}
+    report, parquet = work / "scale-report.json", work / "scale-pages.parquet"
     for name, cmd in (
         ("stats", ["stats", str(db)]),
-        ("export --json", ["export", str(db), "--json", str(args.work / "scale-report.json")]),
+        ("export --json", ["export", str(db), "--json", str(report)]),
+        ("export --parquet", ["export", str(db), "--parquet", str(parquet)]),
     ):
         r = child(READ, *cmd)
         out[name] = r
         print(f"{name}: {r['wall']:.1f} s, peak {r['peak_mib']:.0f} MiB (exit {r['exit']})",
               flush=True)
-    (args.work / "scale-report.json").unlink(missing_ok=True)
-    _done(args, db, out)
-    return 0
+    report.unlink(missing_ok=True)
+    shutil.rmtree(parquet, ignore_errors=True)
+    r = child(REVIEW, str(db))
+    out["review"] = r
+    print("review app: " + ", ".join(
+        f"{name} {q['wall']:.2f} s (HTTP {q['status']}, {q['bytes']:,} bytes)"
+        for name, q in r["requests"].items()) + f"; peak {r['peak_mib']:.0f} MiB", flush=True)
+    return out
 
 
 def _done(args: argparse.Namespace, db: Path, out: dict) -> None:

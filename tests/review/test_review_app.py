@@ -201,3 +201,28 @@ def test_the_header_counts_as_stats_counts(tmp_path):
     assert html.escape(line) in page
     stats = CliRunner().invoke(cli, ["stats", str(db)]).output
     assert f"{result.counts['groups']:>10,}" in stats
+
+
+def test_a_large_crawls_first_page_links_to_its_pictures(tmp_path, monkeypatch):
+    """Past INLINE_PICTURES_PAGES the first page does not make the pictures (minutes at a
+    million pages): it links to /pictures, which makes them; then the first page shows them."""
+    from webdedup.review import app as review_app
+
+    db = near_family(tmp_path / "crawl.sqlite")
+    Deduplicator().run_on_db(db)
+    monkeypatch.setattr(review_app, "INLINE_PICTURES_PAGES", 0)
+    app = review_app.ReviewApp(db)
+    try:
+        def page(path: str) -> str:
+            r = app.handle("GET", path, {}, {})
+            assert r.status == 200
+            return r.body.decode("utf-8")
+
+        first = page("/")
+        assert "<svg" not in first and 'href="/pictures"' in first
+        assert "1 groups match" in first
+        pictures = page("/pictures")
+        assert pictures.count("<svg") == 2 and "threshold 0.9" in pictures
+        assert page("/").count("<svg") == 2  # made once a run: now on the first page too
+    finally:
+        app.close()

@@ -402,6 +402,8 @@ class ReviewApp:
                     return self._queue_page(path.removeprefix("/queue/"))
                 if method == "GET" and path == "/measures":
                     return self._html(self._measures_page())
+                if method == "GET" and path == "/pictures":
+                    return self._html(self._pictures_page())
                 if method == "GET" and path == "/review.js":
                     return Response(200, KEYS_SCRIPT.encode("utf-8"),
                                     "text/javascript; charset=utf-8")
@@ -510,9 +512,15 @@ class ReviewApp:
                 self._render_group(conn, source, int(g), int(size), params, verdicts)
                 for g, size, _canonical, _low, _n in rows
             ]
-            return total, run, params, rows, hosts, verdicts, sections, self._pictures_html(
-                conn, source, run
-            ), self._batch_note(), progress(conn)
+            pictures = (
+                self._pictures_html(conn, source, run)
+                if int(run.get("pages") or 0) <= INLINE_PICTURES_PAGES
+                or self._pictures_ready(run)
+                else PICTURES_LINK
+            )
+            return total, run, params, rows, hosts, verdicts, sections, pictures, (
+                self._batch_note()
+            ), progress(conn)
 
         total, run, params, rows, hosts, verdicts, sections, pictures, note, queue = (
             self._snapshot(read)
@@ -777,6 +785,23 @@ class ReviewApp:
         self._pictures = (key, pictures_html(conn, source, run))
         return self._pictures[1]
 
+    def _pictures_ready(self, run: dict) -> bool:
+        """Whether the pictures of ``run`` were made already (by ``/pictures``)."""
+        return self._pictures is not None and self._pictures[0] == run.get("id")
+
+    def _pictures_page(self) -> str:
+        """The pictures alone: on a large crawl the first page links here, as they take
+        a pass over every verified pair and a clustering at three thresholds."""
+
+        def read(conn: sqlite3.Connection, source: Source) -> str:
+            return self._pictures_html(conn, source, last_run(conn))
+
+        return (
+            _page_head(f"pictures — webdedup review — {self.db.name}")
+            + '<main><p><a href="/">all groups</a> · <a href="/queue">the queue</a></p>'
+            + self._snapshot(read) + "</main></body></html>\n"
+        )
+
     def _filter_form(self, f: Filters, hosts: list[str]) -> str:
         def field_(name: str, label: str, value: Any, kind: str = "text", extra: str = "") -> str:
             shown = "" if value is None else _e(value)
@@ -962,6 +987,18 @@ class ReviewApp:
             f'<input type="hidden" name="back" value="{_e(back)}">'
             f'<button type="submit">withdraw</button></form>'
         )
+
+
+#: Up to this many pages in the last run the first page shows the pictures (group sizes,
+#: verified scores, groups by threshold). They take a pass over every verified pair and a
+#: clustering at three thresholds, about two minutes at a million pages: a larger crawl's
+#: first page links to ``/pictures`` instead, and shows them once they were made there.
+INLINE_PICTURES_PAGES = 50_000
+PICTURES_LINK = (
+    '<p class="pictures"><a href="/pictures">Pictures: group sizes, verified scores, groups '
+    "by threshold</a> (on a crawl this large they take a minute or more to make, once a run)"
+    "</p>"
+)
 
 
 def sql_review(name: str) -> str:
