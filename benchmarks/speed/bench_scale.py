@@ -196,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the readers, on this annotated database")
     args = parser.parse_args(argv)
     if args.readers is not None:
+        args.work.mkdir(parents=True, exist_ok=True)
         out = readers(args.readers, args.work)
         if args.json:
             args.json.write_text(json.dumps(out, indent=2))

@@ -8,6 +8,7 @@ Real SQLite files: ``webdedup db --prune``, then a "crawler" writes, then ``rest
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -245,12 +246,15 @@ def test_a_page_pruned_twice_under_one_id_keeps_both_copies_and_restore_asks_whi
     result = cli_run("restore", path)
     assert result.exit_code == RestoreConflict.exit_code, result.output
     assert f"page {reused}: pruned 2 times" in result.output
-    assert f"copies {twice[0][0]} ({twice[0][2]}), {twice[1][0]} ({twice[1][2]})" in (
-        result.output)
-    assert "_pruned_seq IN (" in result.output and "nothing was restored" in result.output
+    assert f"copies {twice[0][0]} ({twice[0][2]}, pruned " in result.output
+    assert f"{twice[1][0]} ({twice[1][2]}, pruned " in result.output
+    assert "nothing was restored" in result.output
     assert dump(path) == snapshot
-    conn = sqlite3.connect(path)  # what the message tells the user to do: drop one copy
-    conn.execute("DELETE FROM _webdedup_pruned WHERE _pruned_seq = ?", (twice[0][0],))
+    # what the message tells the user to run: it drops the older copy, keeps the last
+    (delete,) = re.findall(r"\((DELETE FROM _webdedup_pruned WHERE [^)]*\))\)", result.output)
+    assert delete == f"DELETE FROM _webdedup_pruned WHERE _pruned_seq IN ({twice[0][0]})"
+    conn = sqlite3.connect(path)
+    conn.execute(delete)
     conn.commit()
     conn.close()
     result = cli_run("restore", path)
@@ -299,3 +303,30 @@ def test_an_older_pruned_table_is_rebuilt_by_the_next_prune_and_read_by_restore(
     assert result.exit_code == 0, result.output
     assert rows(path2) == before2
     assert copies(path2) == []
+
+
+def test_an_older_pruned_table_holding_a_pruned_seq_column_is_refused_with_a_way_out(
+    tmp_path: Path,
+) -> None:
+    """A crawler column named _pruned_seq was allowed before the pruned table used it: the
+    rebuild says what to rename, writes nothing, and no page is lost."""
+    path = crawl(tmp_path / "crawl.sqlite")
+    conn = sqlite3.connect(path)
+    conn.execute("ALTER TABLE pages ADD COLUMN _pruned_seq TEXT")
+    conn.commit()
+    conn.close()
+    assert cli_run("db", path, "--prune", "--quiet").exit_code != 0  # refused now: said
+    conn = sqlite3.connect(path)  # as an older webdedup pruned it, the column copied along
+    conn.executescript("""
+        CREATE TABLE _webdedup_pruned (_rowid INTEGER PRIMARY KEY, _pruned_at TEXT NOT NULL,
+                                       url, content, _pruned_seq);
+        INSERT INTO _webdedup_pruned SELECT id, datetime('now'), url, content, 'x'
+        FROM pages WHERE id = (SELECT max(id) FROM pages);
+        DELETE FROM pages WHERE id = (SELECT max(id) FROM pages);
+    """)
+    conn.close()
+    before = dump(path)
+    result = cli_run("restore", path)
+    assert result.exit_code != 0 and "RENAME COLUMN" in result.output, result.output
+    assert "Traceback" not in result.output
+    assert dump(path) == before

@@ -357,3 +357,22 @@ def test_a_batched_write_checkpoints_between_batches_so_the_wal_stays_small(
     assert wal["every batch"] * 3 < wal["never"], wal
     assert annotations(paths["every batch"]) == annotations(paths["never"])
     assert state(paths["every batch"]) == state(paths["never"])
+
+
+def test_no_checkpoint_on_a_connection_the_caller_passed_in(tmp_path, monkeypatch):
+    """The run checkpoints between batches only on a connection it opened: a caller's own
+    connection (its checkpoints off, even) is left to the caller's policy."""
+    from webdedup.pipeline import phase5_write_back
+
+    monkeypatch.setattr(phase5_write_back, "CHECKPOINT_AFTER", 0.0)
+    path = write_pages(tmp_path / "crawl.sqlite", crawl(30))
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = wal")
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    said: list[str] = []
+    conn.set_trace_callback(said.append)
+    result = Deduplicator(write_lock=TINY).run_on_db(conn)
+    conn.set_trace_callback(None)
+    conn.close()
+    assert result.phases["write_back"]["transactions"] > 10
+    assert not [s for s in said if "wal_checkpoint" in s.lower()]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import urllib.error
@@ -20,10 +21,12 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from click.testing import CliRunner
 from conftest import annotations
 from test_verdicts import CANONICAL, GROUP, near_family
 
 from webdedup import Deduplicator
+from webdedup.cli import cli
 from webdedup.review import Filters
 
 
@@ -226,3 +229,36 @@ def test_a_large_crawls_first_page_links_to_its_pictures(tmp_path, monkeypatch):
         assert page("/").count("<svg") == 2  # made once a run: now on the first page too
     finally:
         app.close()
+
+
+def test_the_pictures_of_a_state_before_the_content_hash_table(tmp_path):
+    """A state an older webdedup wrote (schema 7: no _webdedup_content_hashes) is read as it
+    is: the first page and export --html draw the same pictures as on the current state."""
+    from webdedup.review.app import ReviewApp
+
+    db = near_family(tmp_path / "crawl.sqlite")
+    Deduplicator().run_on_db(db)
+
+    def pictures() -> str:
+        app = ReviewApp(db)
+        try:
+            r = app.handle("GET", "/pictures", {}, {})
+            assert r.status == 200, r.body[-500:]
+            return r.body.decode("utf-8")
+        finally:
+            app.close()
+
+    now = pictures()
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TABLE _webdedup_content_hashes")
+    conn.execute("CREATE INDEX _webdedup_prepared_content_hash "
+                 "ON _webdedup_prepared(content_hash)")
+    conn.execute("UPDATE _webdedup_meta SET value = '7' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    before = pictures()
+    assert before.count("<svg") == 2 and before == now
+    out = tmp_path / "review.html"
+    result = CliRunner().invoke(cli, ["export", str(db), "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text(encoding="utf-8").count("<svg") >= 2

@@ -145,8 +145,28 @@ VERIFIED_METHODS = ("minhash", "simhash")
 def score_source(conn: sqlite3.Connection, method: str | None) -> tuple[str, str]:
     """The SQL of the stored scores (hash_a, hash_b, score) and what they are."""
     if method in VERIFIED_METHODS and table_exists(conn, "_webdedup_verified"):
-        return _review_sql("verified_scores"), "every verified candidate pair"
+        hashes = _content_hashes(conn)
+        return _review_sql("verified_scores", hashes=hashes), "every verified candidate pair"
     return _review_sql("edge_scores"), "the stored edges (scores at or above the threshold)"
+
+
+def _content_hashes(conn: sqlite3.Connection) -> str:
+    """The table of each text's pages, ``(content_hash, id)`` keyed in that order:
+    ``_webdedup_content_hashes`` (schema 8 on), else a TEMP copy made from the prepared rows
+    at each call (a state an older webdedup wrote, which the review app reads without
+    upgrading; its next run adds the table)."""
+    if table_exists(conn, "_webdedup_content_hashes"):
+        return "main._webdedup_content_hashes"
+    conn.execute("DROP TABLE IF EXISTS temp.review_content_hashes")
+    conn.execute(
+        "CREATE TEMP TABLE review_content_hashes (content_hash TEXT NOT NULL, id INTEGER "
+        "NOT NULL, PRIMARY KEY (content_hash, id)) WITHOUT ROWID"
+    )
+    conn.execute(
+        "INSERT INTO temp.review_content_hashes SELECT content_hash, id "
+        "FROM main._webdedup_prepared WHERE content_hash IS NOT NULL ORDER BY 1, 2"
+    )
+    return "temp.review_content_hashes"
 
 
 def _review_sql(name: str, **fills: str) -> str:
@@ -232,7 +252,8 @@ def _hash_order(
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS review_hashes (content_hash TEXT PRIMARY KEY)")
     conn.execute("DELETE FROM temp.review_hashes")
     conn.executemany("INSERT INTO temp.review_hashes VALUES (?)", [(h,) for h in hashes])
-    query = _review_sql("hash_pages", election=order_by_sql(election or ("lower_id",)))
+    query = _review_sql("hash_pages", election=order_by_sql(election or ("lower_id",)),
+                        hashes=_content_hashes(conn))
     rows = conn.execute(query).fetchall()
     conn.execute("DELETE FROM temp.review_hashes")
     return [h for h, _ in rows], {h: int(i) for h, i in rows}

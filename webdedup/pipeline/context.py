@@ -47,6 +47,9 @@ class RunContext:
     on_phase: PhaseHook | None = None
     timings: dict[str, float] = field(default_factory=dict)
     plan: Plan | None = None  #: full or incremental, and the queue rows this run consumes
+    #: the run opened the connection and turned SQLite's automatic checkpoints off: it
+    #: checkpoints itself (never on a connection the caller passed in)
+    checkpoints: bool = False
     #: what each phase reported (its result's counts), for the run row
     phase_counts: dict[str, dict[str, int]] = field(default_factory=dict)
 

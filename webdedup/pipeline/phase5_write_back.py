@@ -529,13 +529,14 @@ class _Spacer:
     once the lock was held for :data:`HELD_BEFORE_PAUSE` seconds (or ``write_lock``, if
     shorter) since the last pause. A crawler thus waits about that long at most, however
     many short transactions follow one another, and short ones do not pause each. After
-    :data:`CHECKPOINT_AFTER` seconds of holds, when the run has SQLite's automatic
-    checkpoints off, a passive checkpoint goes before the pause."""
+    :data:`CHECKPOINT_AFTER` seconds of holds, when the run opened the connection and turned
+    SQLite's automatic checkpoints off (``RunContext.checkpoints``; never on a caller's
+    connection), a passive checkpoint of ``main`` goes before the pause."""
 
     def __init__(self, writer: _Writer) -> None:
         self.writer, self.held, self.unchecked = writer, 0.0, 0.0
         conn = writer.ctx.conn
-        self.checkpoints = conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0 and (
+        self.checkpoints = writer.ctx.checkpoints and (
             conn.execute("PRAGMA main.journal_mode").fetchone()[0] == "wal"
         )
 
@@ -549,7 +550,7 @@ class _Spacer:
         self.held += took.seconds
         self.unchecked += took.seconds
         if self.checkpoints and self.unchecked >= CHECKPOINT_AFTER:
-            self.writer.ctx.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            self.writer.ctx.conn.execute("PRAGMA main.wal_checkpoint(PASSIVE)").fetchall()
             self.unchecked = 0.0
         limit = min(HELD_BEFORE_PAUSE, float(self.writer.ctx.config.write_lock))
         if self.held >= limit:

@@ -137,7 +137,16 @@ def _one_row_per_copy(conn: sqlite3.Connection) -> None:
     """Rebuild an older webdedup's pruned table, keyed by the page's rowid (one copy an id:
     pruning a reused id failed on its ``UNIQUE`` constraint), as :func:`_create_pruned` makes
     it. In the write transaction; the rows keep their order."""
-    cols = [c for c in table_columns(conn, PRUNED_TABLE) if c not in ("_rowid", "_pruned_at")]
+    cols = [c for c in table_columns(conn, PRUNED_TABLE)
+            if c.lower() not in ("_rowid", "_pruned_at")]
+    taken = [c for c in cols if c.lower() in OWN_COLUMNS]
+    if taken:
+        raise InputError(
+            f"{PRUNED_TABLE} holds a column named {taken[0]!r} (the pages' own), which this "
+            "version's pruned table uses for its own bookkeeping: rename it there (ALTER "
+            f"TABLE {PRUNED_TABLE} RENAME COLUMN {quote(taken[0])} TO ...) and in the pages "
+            "table, then run again"
+        )
     staging = f"{PRUNED_TABLE}_rebuilt"
     conn.execute(f"DROP TABLE IF EXISTS {quote(staging)}")
     _create_pruned(conn, cols, staging)
@@ -280,20 +289,24 @@ def restore(conn: sqlite3.Connection, table: str, notes: list[str] | None = None
         f"SELECT _pruned_seq, _rowid, {', '.join(quote(c) for c in cols)} "
         f"FROM {quote(PRUNED_TABLE)} ORDER BY _rowid, _pruned_seq"
     ).fetchall()
+    when = dict(conn.execute(f"SELECT _pruned_seq, _pruned_at FROM {quote(PRUNED_TABLE)}"))
     copies: dict[int, list[tuple[int, str]]] = {}
     for seq, rowid, *values in rows:
-        copies.setdefault(rowid, []).append((seq, f" ({values[cols.index(url)]})" if url else ""))
+        shown_url = f"{values[cols.index(url)]}, " if url else ""
+        copies.setdefault(rowid, []).append((seq, f" ({shown_url}pruned {when[seq]})"))
     for seq, rowid, *values in rows:
         page = f"page {rowid}" + (f" ({values[cols.index(url)]})" if url else "")
         twice = copies[rowid]
         if pk is not None and len(twice) > 1:  # only one of them can have the id back
             if seq == twice[0][0]:
-                each = ", ".join(f"{s}{shown_url}" for s, shown_url in twice)
+                each = ", ".join(f"{s}{about}" for s, about in twice)
                 conflicts.append(
                     f"page {rowid}: pruned {len(twice)} times, the crawler reusing its id in "
-                    f"between; only one copy can go back under it (copies {each})"
+                    f"between; only one copy can go back under it (copies {each}; the "
+                    "statement below keeps the last)"
                 )
-            refused.append(seq)
+            if seq != twice[-1][0]:  # the DELETE below keeps the last copy
+                refused.append(seq)
             continue
         holder = conn.execute(
             f"SELECT {shown} FROM {quote(table)} WHERE {quote(alias)} = ?", (rowid,)
@@ -336,7 +349,7 @@ def restore(conn: sqlite3.Connection, table: str, notes: list[str] | None = None
             else []
         )
         raise RestoreConflict(
-            f"{len(conflicts):,} of the {len(rows):,} pruned pages can't go back under their "
+            f"{len(conflicts):,} of the {len(copies):,} pruned pages can't go back under their "
             "ids, so nothing was restored:\n  " + "\n  ".join(listed) + "\nRemove (or "
             f"change) the crawler's newer rows, or drop the pruned copies you don't want "
             f"back (DELETE FROM {PRUNED_TABLE} WHERE _pruned_seq IN ({ids})), then run "

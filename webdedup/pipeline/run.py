@@ -176,7 +176,8 @@ def run_on_db(
             use_wal(conn, config.busy_timeout)
             # no checkpoint inside the commit: the run checkpoints after it (see below)
             conn.execute("PRAGMA wal_autocheckpoint = 0")
-        ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase)
+        ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase,
+                         checkpoints=own)
         if loaded is None:
             snap = _run_phases(ctx, full, on_message)
         else:
