@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import marshal
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -139,8 +140,44 @@ def _normalize_str(text: str) -> str:
 TABLE_LIMIT = 0x30000
 
 
-@functools.cache
+#: The table :func:`char_table` returns, once made or given (:func:`use_char_table`).
+_CHAR_TABLE: list[tuple[np.ndarray, np.ndarray]] = []
+
+
 def char_table() -> tuple[np.ndarray, np.ndarray]:
+    """The normalizer's table (:func:`build_char_table`), made once a process, or the copy
+    given to :func:`use_char_table` (a run loads a copy from disk: ``pipeline.char_cache``).
+    """
+    if not _CHAR_TABLE:
+        _CHAR_TABLE.append(build_char_table())
+    return _CHAR_TABLE[0]
+
+
+def use_char_table(table: np.ndarray, points: np.ndarray) -> None:
+    """Make ``(table, points)`` the normalizer's table of this process: a copy of what
+    :func:`build_char_table` made from the same :func:`char_table_key` (the caller checks)."""
+    _CHAR_TABLE[:] = [(table, points)]
+
+
+def char_table_key() -> str:
+    """What :func:`build_char_table` makes its table from, as a short hex digest: this
+    Python's Unicode database, :data:`TABLE_LIMIT`, the invisible characters and the
+    builder's own code (any edit of it gives another key). A stored table is only good for
+    the same key.
+
+    >>> len(char_table_key()), char_table_key() == char_table_key()
+    (16, True)
+    """
+    made_of = [
+        unicodedata.unidata_version.encode(),
+        str(TABLE_LIMIT).encode(),
+        ",".join(map(str, sorted(_INVISIBLE))).encode(),
+        marshal.dumps(build_char_table.__code__),  # nested functions' code included
+    ]
+    return hashlib.sha1(b"\0".join(made_of)).hexdigest()[:16]
+
+
+def build_char_table() -> tuple[np.ndarray, np.ndarray]:
     """What :func:`normalize_text`'s Unicode steps make of each code point below
     :data:`TABLE_LIMIT`, for the compiled normalizer (:func:`.kernels.normalize_utf8`).
 
@@ -156,8 +193,9 @@ def char_table() -> tuple[np.ndarray, np.ndarray]:
     next step) begins, fully decomposed, with such a character: then a text of such code
     points normalizes piece by piece, and the concatenation is what the steps make of the
     whole text. Case folding must also leave each piece as it is (the steps fold twice when
-    the second NFKC runs). Built from this Python's ``unicodedata`` in about 0.15 s, once
-    per process; ``tests/algorithms/test_kernels.py`` compares the result with the ``str`` steps on
+    the second NFKC runs). Built from this Python's ``unicodedata`` in 0.3-0.6 s, once a
+    process (a run loads a stored copy: ``pipeline.char_cache``);
+    ``tests/algorithms/test_kernels.py`` compares the result with the ``str`` steps on
     every code point, real texts and generated ones.
     """
     limit = TABLE_LIMIT

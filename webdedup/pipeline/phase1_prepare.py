@@ -13,7 +13,7 @@ from typing import NamedTuple
 from ..algorithms import language
 from ..algorithms.segments import page_segments
 from ..algorithms.sketch import NearSpec, sketch_texts
-from ..algorithms.text import char_table, compiled, digest_text
+from ..algorithms.text import compiled, digest_text
 from ..algorithms.timestamps import parse_timestamp
 from ..algorithms.urls import IgnoreRules, canonical_host, canonicalize_url, is_https, url_hash
 from ..config import Config
@@ -21,6 +21,7 @@ from ..parallel import cpu_count, ordered_map
 from ..store import lenient_text, quote, run_script
 from ..store.pages import PageInput, iter_pages, page_digest, page_text
 from ..store.work import Sketch, store_sketches
+from .char_cache import load_char_table
 from .context import PrepareResult, RunContext
 
 #: Text characters that end a batch of pages handed to a worker before ``chunk_size`` pages.
@@ -197,6 +198,7 @@ def run(ctx: RunContext, only: Collection[int] | None = None) -> PrepareResult:
         total = conn.execute(
             f"SELECT count(*) FROM {quote(ctx.layout.table)}{where}"
         ).fetchone()[0]
+    load_char_table()  # the normalizer's table, stored by an earlier run (else built)
     with lenient_text(conn, bytes):  # texts go to the workers undecoded: they decode them
         reader = conn.cursor()
         reader.execute(select)
@@ -205,7 +207,6 @@ def run(ctx: RunContext, only: Collection[int] | None = None) -> PrepareResult:
         workers = worker_count(config, total)
         if workers > 1:  # once here, not once in every forked worker (phase 4's too)
             compiled().warm_up()  # the compiled kernels (normalization, sketches)
-            char_table()  # and the normalizer's table
         batches = _batches(iter_pages(reader), config.chunk_size, BATCH_CHARS)
         for results in ordered_map(prepare_batch, ((job, b) for b in batches), workers):
             conn.executemany(insert, [row for row, _, _ in results])
