@@ -17,7 +17,10 @@ process:
    such as SQLite's TEMP files), and the write lock: the longest time one write
    transaction held it, the total, and the longest of each step of the write;
 2. a nightly run after 0.1 % new pages (``--nightly``): the next ids of the corpus when it
-   has them, else copies of random pages under new URLs, one in three edited;
+   has them, else copies of random pages under new URLs, one in three edited. Before it the
+   machine's dirty pages are written out (``sync``, timed apart), as a night's wait would
+   have them: right after the first run's gigabytes of writes, a nightly run at a million
+   pages cost about 25 % more CPU while the kernel wrote them back (docs/benchmarks.md);
 3. the readers on the result, time and peak memory of each: ``webdedup stats``, ``webdedup
    export --json``, ``webdedup export --parquet``, and the review app's first page and first
    queue item (``ReviewApp.handle``, as the server calls it: the first request of a process
@@ -245,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
         _done(args, db, out)
         return 0
     how = add_nightly(corpus, db, args.pages, new)
+    synced = time.perf_counter()
+    os.sync()  # the first run's writes on the disk, as by the next night (not timed in the run)
+    synced = time.perf_counter() - synced
     night = child(RUN, str(db))
     out["nightly"] = night | {"new_pages": new, "new_pages_are": how}
     tn = night["timings"]
@@ -253,9 +259,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{night['cpu']:.1f} CPU-s = {100 * night['cpu'] / first['cpu']:.2f}% of the first "
         f"run's CPU ({100 * night['wall'] / first['wall']:.2f}% of its wall); peak "
         f"{night['peak_mib']:.0f} MiB; {night['processed']:,} pages recomputed; write lock "
-        f"at most {tn['write_lock']:.2f} s",
+        f"at most {tn['write_lock']:.2f} s (after {synced:.1f} s of sync)",
         flush=True,
     )
+    out["nightly"]["sync_seconds"] = synced
 
     out |= readers(db, args.work)
     _done(args, db, out)
