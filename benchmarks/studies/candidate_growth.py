@@ -25,6 +25,8 @@ import math
 import sqlite3
 from pathlib import Path
 
+from webdedup import Config
+
 #: Score bands of the verified pairs (the last one starts at the run's threshold).
 LOW = 0.1
 
@@ -37,7 +39,8 @@ def figures(db: Path) -> dict:
         params = conn.execute(
             "SELECT params FROM _webdedup_runs WHERE mode = 'full' ORDER BY id DESC LIMIT 1"
         ).fetchone()
-        threshold = float(json.loads(params[0]).get("threshold", 0.8)) if params else 0.8
+        default = Config().threshold
+        threshold = float(json.loads(params[0]).get("threshold", default)) if params else default
         total, low, middle, edges = conn.execute(
             "SELECT count(*), sum(score < :low), sum(score >= :low AND score < :t), "
             "sum(score >= :t) FROM _webdedup_verified",

@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import marshal
 import re
+import sys
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from types import ModuleType
+from types import CodeType, ModuleType
 
 import numpy as np
 
@@ -169,12 +169,25 @@ def char_table_key() -> str:
     (16, True)
     """
     made_of = [
+        sys.version.encode(),  # (a patch release may change unicodedata's behaviour)
         unicodedata.unidata_version.encode(),
         str(TABLE_LIMIT).encode(),
         ",".join(map(str, sorted(_INVISIBLE))).encode(),
-        marshal.dumps(build_char_table.__code__),  # nested functions' code included
+        _code_digest(build_char_table.__code__),
     ]
     return hashlib.sha1(b"\0".join(made_of)).hexdigest()[:16]
+
+
+def _code_digest(code: CodeType) -> bytes:
+    """A digest of what a function's code does: its bytecode, names and constants, nested
+    functions' code included; not its file name or line numbers (an edit elsewhere in the
+    file, or another checkout, keeps the key). Not ``marshal.dumps``: its bytes depend on
+    reference counts."""
+    digest = hashlib.sha1(code.co_code)
+    digest.update(repr((code.co_names, code.co_varnames, code.co_freevars)).encode())
+    for const in code.co_consts:
+        digest.update(_code_digest(const) if isinstance(const, CodeType) else repr(const).encode())
+    return digest.digest()
 
 
 def build_char_table() -> tuple[np.ndarray, np.ndarray]:

@@ -45,7 +45,7 @@ def prepare_udf(config: Config, spec: NearSpec, batch_size: int | None = None) -
 
     @daft.func.batch(return_dtype=dtype, unnest=True, batch_size=batch_size)
     def prepare(*series: Any) -> Any:
-        load_char_table()  # once a worker process (a few ms from disk, not 0.3-0.6 s)
+        load_char_table()  # once a worker process (about 20 ms from disk, not 0.3-0.6 s)
         rows = zip(*(s.to_pylist() for s in series), strict=True)
         out = []
         for row, sketch, _ in prepare_batch(job, [page_input(r) for r in rows]):

@@ -1,18 +1,19 @@
 """The normalizer's table kept on disk between runs.
 
-:func:`~webdedup.algorithms.text.build_char_table` takes 0.3-0.6 s a process: a third of
-the fixed cost of a nightly run (measured at a million pages) and a few per cent of a small
-one. :func:`load_char_table` loads the copy an earlier run stored (a few milliseconds), or
-builds it and stores it. Beside numba's cached kernels (the ``__pycache__`` folder of
-``webdedup/algorithms``) when that folder is writable, else in the user's cache folder
-(``$XDG_CACHE_HOME/webdedup``, ``~/.cache/webdedup``), else nowhere: the table is then
-built each run, as before.
+:func:`~webdedup.algorithms.text.build_char_table` takes 0.3-0.6 s a process (0.4 s of a
+nightly run at a million pages, in a py-spy profile). :func:`load_char_table`
+loads the copy an earlier run stored (about 20 ms), or builds it and stores it (and removes
+the copies of other keys in that folder): beside numba's cached kernels (the
+``__pycache__`` folder of ``webdedup/algorithms``) when that folder is writable, else in the
+user's cache folder (``$XDG_CACHE_HOME/webdedup``, ``~/.cache/webdedup``), else nowhere:
+the table is then built each run, as before.
 
 A stored table is used only when its file name holds the key of what the table is made
-from (:func:`~webdedup.algorithms.text.char_table_key`: the Unicode database, the
-builder's code) and the SHA-1 stored beside its arrays matches them: a stale or damaged
-file is built again, never trusted. Files are written to a temporary name and renamed:
-runs in parallel see a whole file or none.
+from (:func:`~webdedup.algorithms.text.char_table_key`: the Python, its Unicode database,
+the builder's code), the SHA-1 stored beside its arrays matches them and its values are in
+bounds (the compiled normalizer indexes with them unchecked): a stale, damaged or ill-made
+file is built again, never trusted. Files are written to a temporary name and renamed: runs
+in parallel see a whole file or none.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -36,17 +36,19 @@ def load_char_table() -> None:
     Once a process: later calls do nothing."""
     if _LOADED:
         return
-    _LOADED.append(True)
     key = text.char_table_key()
     folders = _folders()
     for folder in folders:
         found = _read(folder / f"char_table-{key}.npz")
         if found is not None:
             text.use_char_table(*found)
+            _LOADED.append(True)
             return
     table, points = text.char_table()  # built here
+    _LOADED.append(True)
     for folder in folders:
         if _write(folder, f"char_table-{key}.npz", table, points):
+            _remove_others(folder, f"char_table-{key}.npz")
             return
 
 
@@ -66,15 +68,31 @@ def _read(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
     try:
         with np.load(path, allow_pickle=False) as stored:
             table, points, check = stored["table"], stored["points"], str(stored["sha1"])
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
-        return None  # absent, unreadable or not an archive of these arrays
-    if (
-        table.dtype != np.int64 or points.dtype != np.int64
-        or table.shape != (2, text.TABLE_LIMIT) or points.ndim != 1
-        or check != _digest(table, points)
-    ):
+        if (
+            table.dtype != np.int64 or points.dtype != np.int64
+            or table.shape != (2, text.TABLE_LIMIT) or points.ndim != 1
+            or check != _digest(table, points)
+        ):
+            return None
+    except Exception:  # noqa: BLE001 (a cache: any file that does not read is built again)
         return None
+    start, end = table
+    unmapped = (start == -1) & (end == -1)
+    spans = (start >= 0) & (start <= end) & (end <= points.size)
+    surrogate = (points >= 0xD800) & (points <= 0xDFFF)
+    if not bool((unmapped | spans).all()) or bool(
+        ((points < 0) | (points > 0x10FFFF) | surrogate).any()
+    ):
+        return None  # (whole and checksummed, but not a table the normalizer may index with)
     return table, points
+
+
+def _remove_others(folder: Path, kept: str) -> None:
+    """Remove the tables of other keys (another Python, an older webdedup) from ``folder``:
+    4.7 MB each."""
+    for old in folder.glob("char_table-*.npz"):
+        if old.name != kept:
+            old.unlink(missing_ok=True)
 
 
 def _write(folder: Path, name: str, table: np.ndarray, points: np.ndarray) -> bool:

@@ -208,7 +208,8 @@ def run(ctx: RunContext, only: Collection[int] | None = None) -> PrepareResult:
         if workers > 1:  # once here, not once in every forked worker (phase 4's too)
             compiled().warm_up()  # the compiled kernels (normalization, sketches)
         batches = _batches(iter_pages(reader), config.chunk_size, BATCH_CHARS)
-        for results in ordered_map(prepare_batch, ((job, b) for b in batches), workers):
+        jobs = ((job, b) for b in batches)  # (spawned workers load the table too)
+        for results in ordered_map(prepare_batch, jobs, workers, setup=load_char_table):
             conn.executemany(insert, [row for row, _, _ in results])
             conn.executemany(  # the pages' segments (pipeline.segments counts them)
                 "INSERT INTO temp.run_segments (host, hash, id) VALUES (?, ?, ?)",
