@@ -136,3 +136,15 @@ def test_the_key_is_the_same_in_every_process():
         for pre in ("", "import webdedup.pipeline.char_cache; x = [1] * 3; ")
     }
     assert keys == {text.char_table_key()}
+
+
+def test_a_constant_set_of_strings_gives_one_digest_under_any_hash_seed():
+    code = ("from webdedup.algorithms import text\n"
+            "def f(x):\n    return x in {'alpha', 'beta', 'gamma', 'delta', 'epsilon'}\n"
+            "print(text._code_digest(f.__code__).hex())")
+    digests = {
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed}).stdout.strip()
+        for seed in ("1", "2", "3", "4")
+    }
+    assert len(digests) == 1

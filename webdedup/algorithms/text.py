@@ -186,8 +186,16 @@ def _code_digest(code: CodeType) -> bytes:
     digest = hashlib.sha1(code.co_code)
     digest.update(repr((code.co_names, code.co_varnames, code.co_freevars)).encode())
     for const in code.co_consts:
-        digest.update(_code_digest(const) if isinstance(const, CodeType) else repr(const).encode())
+        digest.update(_code_digest(const) if isinstance(const, CodeType) else _stable(const))
     return digest.digest()
+
+
+def _stable(const: object) -> bytes:
+    """A constant's bytes the same in every process (a frozenset of strings iterates in an
+    order that string hashing, randomized by process, decides: sorted here)."""
+    if isinstance(const, frozenset):
+        return repr(sorted(repr(x) for x in const)).encode()
+    return repr(const).encode()
 
 
 def build_char_table() -> tuple[np.ndarray, np.ndarray]:
