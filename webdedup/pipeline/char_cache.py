@@ -107,7 +107,9 @@ def _write(folder: Path, name: str, table: np.ndarray, points: np.ndarray) -> bo
             np.savez(out, table=table, points=points, sha1=np.array(_digest(table, points)))
         os.chmod(temporary, 0o644)  # (mkstemp's 0600: as readable as the kernels beside it)
         os.replace(temporary, folder / name)
-    except OSError:
+    except BaseException as exc:  # (a Ctrl-C too: no half-written file left behind)
         Path(temporary).unlink(missing_ok=True)
-        return False
+        if isinstance(exc, OSError):
+            return False
+        raise
     return True
