@@ -25,8 +25,10 @@ these, read from the annotated pages table through this module:
   duplicates), counted among the unique pages and canonicals, and ``thin`` counts it again.
 
 The SQL is ``sql/group_kinds.sql`` (one row a group with its kind: the definition) and
-``sql/counts.sql`` (the totals over it); both read each annotated page's group columns in
-``_webdedup_groups``, which phase 5 writes with the annotations (never the pages' texts).
+``sql/counts.sql`` (the totals: its groups by kind are the definition's, counted kind by kind
+down an index rather than sorted group by group); both read each annotated page's group
+columns in ``_webdedup_groups``, which phase 5 writes with the annotations (never the pages'
+texts).
 
 Example::
 
@@ -120,7 +122,7 @@ def count(conn: sqlite3.Connection, table: str, pages: int | None = None) -> Cou
     are counted, which reads the whole table when it has no index.
     """
     total = str(int(pages)) if pages is not None else f"(SELECT count(*) FROM {quote(table)})"
-    cur = conn.execute(sql("counts", pages_count=total, groups=groups_subquery()))
+    cur = conn.execute(sql("counts", pages_count=total))
     names = [d[0] for d in cur.description]
     row = {k: int(v or 0) for k, v in zip(names, cur.fetchone(), strict=True)}
     canonicals = row.pop("canonicals")
