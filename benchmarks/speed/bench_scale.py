@@ -14,8 +14,9 @@ process:
    phase (the main process's, reset at each phase), bytes written against the database's
    size (as Linux counts them: each page of a file the process dirtied; and, of those,
    the ones never sent to the disk because their file was deleted or truncated first,
-   such as SQLite's TEMP files), and the write lock: the longest time one write
-   transaction held it, the total, and the longest of each step of the write;
+   such as SQLite's TEMP files) and by phase (the main process's), and the write lock: the
+   longest time one write transaction held it, the total, and the longest of each step of
+   the write;
 2. a nightly run after 0.1 % new pages (``--nightly``): the next ids of the corpus when it
    has them, else copies of random pages under new URLs, one in three edited. Before it the
    machine's dirty pages are written out (``sync``, timed apart), as a night's wait would
@@ -45,7 +46,8 @@ import time
 from pathlib import Path
 
 #: A child's code: a run, with the peak RSS of each phase (VmHWM read and reset at each phase
-#: start through /proc/self/clear_refs), its CPU time and its workers', its bytes written.
+#: start through /proc/self/clear_refs), its CPU time and its workers', its bytes written (also
+#: by phase: the main process's, read from /proc/self/io at each phase start).
 RUN = r"""
 import json, resource, sys, time
 from webdedup import Config, Deduplicator
@@ -54,13 +56,21 @@ def status(key):
     with open("/proc/self/status") as f:
         return next(int(l.split()[1]) for l in f if l.startswith(key + ":"))
 
+def written():
+    with open("/proc/self/io") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("write_bytes:"))
+
 peaks, current = {}, ["start"]
 overall = [0]
+wrote, last = {}, [written()]
 
 def on_phase(name):
     hwm = status("VmHWM")
     overall[0] = max(overall[0], hwm)
     peaks[current[0]] = max(peaks.get(current[0], 0), hwm)
+    now = written()
+    wrote[current[0]] = wrote.get(current[0], 0) + now - last[0]
+    last[0] = now
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")  # reset VmHWM to the current RSS
     current[0] = name
@@ -79,6 +89,7 @@ print(json.dumps({
     "write_bytes": int(io["write_bytes"]), "timings": r.timings,
     "cancelled_write_bytes": int(io["cancelled_write_bytes"]),
     "phase_peaks_mib": {k: round(v / 1024) for k, v in peaks.items() if k != "start"},
+    "phase_written_bytes": {k: v for k, v in wrote.items() if v},
 }))
 """
 
@@ -160,25 +171,31 @@ def add_nightly(corpus: Path, db: Path, pages: int, new: int, seed: int = 1) -> 
         )
         how = "the corpus's next ids"
     else:
-        cols = [r[1] for r in conn.execute("PRAGMA main.table_info(pages)") if r[1] != "id"]
-        listed = ", ".join(cols)
-        picked = ", ".join(
-            "url || '?copy=' || id" if c == "url"
-            else "CASE WHEN id % 3 = 0 THEN content || ' Updated.' ELSE content END"
-            if c == "content" else c
-            for c in cols
-        )
-        conn.execute(
-            f"INSERT INTO main.pages ({listed}) SELECT {picked} FROM main.pages "
-            f"WHERE id IN (SELECT id FROM main.pages ORDER BY (id * 2654435761 + ?) % 1000003 "
-            "LIMIT ?)",
-            (seed, new),
-        )
-        how = "copies of random pages under new URLs, one in three edited"
+        how = copy_pages(conn, new, seed)
     conn.execute("COMMIT")
     conn.execute("DETACH DATABASE corpus")
     conn.close()
     return how
+
+
+def copy_pages(conn: sqlite3.Connection, new: int, seed: int) -> str:
+    """``new`` copies of random pages of ``main.pages`` (by ``seed``) under new URLs, one in
+    three edited, inside the caller's transaction; says what they are."""
+    cols = [r[1] for r in conn.execute("PRAGMA main.table_info(pages)") if r[1] != "id"]
+    listed = ", ".join(cols)
+    picked = ", ".join(
+        "url || '?copy=' || id" if c == "url"
+        else "CASE WHEN id % 3 = 0 THEN content || ' Updated.' ELSE content END"
+        if c == "content" else c
+        for c in cols
+    )
+    conn.execute(
+        f"INSERT INTO main.pages ({listed}) SELECT {picked} FROM main.pages "
+        f"WHERE id IN (SELECT id FROM main.pages ORDER BY (id * 2654435761 + ?) % 1000003 "
+        "LIMIT ?)",
+        (seed, new),
+    )
+    return "copies of random pages under new URLs, one in three edited"
 
 
 def db_bytes(db: Path) -> int:
@@ -240,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{k.partition('.')[2]} {v:.2f}" for k, v in tm.items() if k.startswith("write_lock.")))
     print("  peak MiB by phase: " + ", ".join(f"{k} {v}" for k, v in
                                               first["phase_peaks_mib"].items()))
+    print("  written MiB by phase: " + ", ".join(f"{k} {v / 2**20:,.0f}" for k, v in
+                                                 first["phase_written_bytes"].items()))
 
     if args.first_only:
         args.nightly = 0

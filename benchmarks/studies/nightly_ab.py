@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""What a change does to the nightly run's cost: two checkouts, alternating (issue #33).
+
+    python -m benchmarks.speed.bench_scale --pages 1000000 --first-only --keep --work DIR
+    python -m benchmarks.studies.nightly_ab DIR/scale-1000000.sqlite --rev HEAD~1 --rev HEAD
+
+The database is one a full run annotated (``bench_scale --keep`` leaves one). Each round
+adds ``--new`` pages to it the way ``bench_scale``'s nightly step does (copies of random
+pages under new URLs, one in three edited), writes the machine's dirty pages out
+(``sync``), and runs one incremental ``webdedup db`` with each checkout in turn, in a child
+process measured as ``bench_scale`` measures its runs (CPU of the process and its workers).
+Alternating spreads the machine's drift over both sides; the database grows by ``--new``
+pages a run, so a run sees a slightly larger crawl than the one before it. A first round,
+not counted, warms each side up (a new checkout's numba kernels are compiled on its first
+run: numba caches them by source file).
+
+``--rev`` is a git revision of this repository, checked out with ``git worktree`` into a
+temporary folder (with its ``sql/`` where the package looks for it) and removed at the end;
+``--tree`` is a checkout already on disk. With one side the study repeats one checkout's
+nightly run. The child checks that it imported the package and its SQL from that side.
+
+**It writes to the database** (the new pages, the runs' results): give it a copy.
+
+Prints each run and, for each side, the median CPU seconds and the median of each phase.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+from benchmarks.speed.bench_scale import RUN, copy_pages
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: The child's check of where it imported the package and its SQL from.
+WHERE = (
+    "import webdedup, importlib.resources as r; "
+    "print(webdedup.__file__); print(r.files('webdedup.sql').joinpath('counts.sql'))"
+)
+
+#: The phases printed beside the CPU (a run's ``timings``, wall seconds).
+PHASES = ("prepare", "region", "near", "write_back", "checkpoint")
+
+
+def checkout(rev: str, stack: ExitStack) -> Path:
+    """A temporary ``git worktree`` of ``rev`` (removed when ``stack`` closes)."""
+    path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="nightly-ab-"))) / "tree"
+    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "-q", "--detach", str(path), rev],
+                   check=True)
+    stack.callback(subprocess.run, ["git", "-C", str(REPO), "worktree", "remove", "--force",
+                                    str(path)], check=False)
+    (path / "webdedup" / "sql").symlink_to(path / "sql")  # as the wheel ships it
+    return path
+
+
+def check_imports(tree: Path) -> None:
+    """Refuse a side whose child would import the package or its SQL from elsewhere."""
+    out = subprocess.run([sys.executable, "-c", WHERE], cwd=tree, env=_env(tree),
+                         capture_output=True, text=True, check=True).stdout.split()
+    for found in out:
+        if not Path(found).resolve().is_relative_to(tree.resolve()):
+            raise SystemExit(f"{tree}: the child imports {found}, not the checkout's own")
+
+
+def _env(tree: Path) -> dict[str, str]:
+    """The child's environment: ``tree`` first on its path (its working folder too: ``-c``
+    puts that first)."""
+    return dict(os.environ, PYTHONPATH=str(tree))
+
+
+def add_pages(db: Path, new: int, seed: int) -> None:
+    """``new`` copies of random pages, as ``bench_scale``'s nightly step adds them when its
+    corpus has no more pages."""
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        conn.execute("BEGIN")
+        copy_pages(conn, new, seed)
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+def nightly(tree: Path, db: Path) -> dict:
+    """One incremental run with ``tree``'s package: ``bench_scale``'s figures of it."""
+    out = subprocess.run([sys.executable, "-c", RUN, str(db.resolve())], cwd=tree,
+                         env=_env(tree), capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise SystemExit(f"the run with {tree} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("db", type=Path, help="an annotated database (a copy: it is written)")
+    parser.add_argument("--rev", action="append", default=[], help="a git revision (repeat)")
+    parser.add_argument("--tree", action="append", default=[], type=Path,
+                        help="a checkout on disk (repeat)")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each side")
+    parser.add_argument("--new", type=int, default=1000, help="pages added before each run")
+    args = parser.parse_args(argv)
+    if not args.rev and not args.tree:
+        parser.error("give at least one --rev or --tree")
+    if not args.db.exists():
+        parser.error(f"{args.db}: no such database")
+    with ExitStack() as stack:
+        sides = {rev: checkout(rev, stack) for rev in args.rev}
+        sides |= {str(tree): tree for tree in args.tree}
+        for tree in sides.values():
+            check_imports(tree)
+        runs: dict[str, list[dict]] = {name: [] for name in sides}
+        seed = 1000
+        # a first run of each side, not counted: a new checkout's numba kernels are compiled
+        # then (numba caches them by source file), and the page cache is warmed
+        for k in range(-1, args.rounds):
+            for name, tree in sides.items():
+                seed += 1  # other pages copied each run
+                add_pages(args.db, args.new, seed)
+                t = time.perf_counter()
+                os.sync()
+                synced = time.perf_counter() - t
+                r = nightly(tree, args.db)
+                if r["mode"] != "incremental":
+                    raise SystemExit(f"the run with {name} was {r['mode']}, not incremental")
+                if k >= 0:
+                    runs[name].append(r)
+                print(f"{f'round {k + 1}' if k >= 0 else 'warm-up'} {name}: {r['cpu']:.2f} "
+                      f"CPU-s, {r['wall']:.2f} s wall, {r['processed']:,} pages recomputed "
+                      f"(after {synced:.1f} s of sync); "
+                      + ", ".join(f"{p} {r['timings'].get(p, 0):.2f}" for p in PHASES),
+                      flush=True)
+        print()
+        for name, rs in runs.items():
+            cpus = ", ".join(f"{r['cpu']:.2f}" for r in rs)
+            print(f"{name}: median {statistics.median(r['cpu'] for r in rs):.2f} CPU-s over "
+                  f"{len(rs)} runs ({cpus}); median s: "
+                  + ", ".join(f"{p} {statistics.median(r['timings'].get(p, 0) for r in rs):.2f}"
+                              for p in PHASES))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
