@@ -7,9 +7,10 @@
 -- The groups by kind are those of sql/group_kinds.sql (THE definition: a group's kind is the
 -- loosest link among its duplicates), counted kind by kind down the index in dup_group
 -- order: a near group has a near duplicate, an exact group an exact one and no near one, a
--- URL group a URL one and neither. Grouping every duplicate by dup_group instead sorts them
--- all in a TEMP B-tree (the counts took 0.42 s of CPU so at a million pages, 0.23 s this way:
--- docs/benchmarks.md);
+-- URL group a URL one and neither. (A duplicate always has a group, sql/assign.sql: the
+-- definition would count NULL as one group, count(DISTINCT) not at all.) Grouping every
+-- duplicate by dup_group instead sorts them all in a TEMP B-tree: the counts took 0.42 s of
+-- CPU so at a million pages, 0.23 s this way (docs/benchmarks.md).
 -- tests/store/test_counts_sql.py holds the two to the same numbers.
 SELECT p.*,
        g.near_groups + g.exact_groups + g.url_groups AS groups,

@@ -14,7 +14,9 @@ process:
    phase (the main process's, reset at each phase), bytes written against the database's
    size (as Linux counts them: each page of a file the process dirtied; and, of those,
    the ones never sent to the disk because their file was deleted or truncated first,
-   such as SQLite's TEMP files) and by phase (the main process's), and the write lock: the
+   such as SQLite's TEMP files) and from each of the run's phase marks to the next (what
+   ``on_phase`` announces: ``commit`` comes inside the last write transaction, so its
+   share holds that transaction's commit), and the write lock: the
    longest time one write transaction held it, the total, and the longest of each step of
    the write;
 2. a nightly run after 0.1 % new pages (``--nightly``): the next ids of the corpus when it
@@ -47,7 +49,7 @@ from pathlib import Path
 
 #: A child's code: a run, with the peak RSS of each phase (VmHWM read and reset at each phase
 #: start through /proc/self/clear_refs), its CPU time and its workers', its bytes written (also
-#: by phase: the main process's, read from /proc/self/io at each phase start).
+#: from each phase mark to the next: /proc/self/io, which adds a worker's once it is reaped).
 RUN = r"""
 import json, resource, sys, time
 from webdedup import Config, Deduplicator
@@ -179,21 +181,24 @@ def add_nightly(corpus: Path, db: Path, pages: int, new: int, seed: int = 1) -> 
 
 
 def copy_pages(conn: sqlite3.Connection, new: int, seed: int) -> str:
-    """``new`` copies of random pages of ``main.pages`` (by ``seed``) under new URLs, one in
-    three edited, inside the caller's transaction; says what they are."""
+    """``new`` copies of random pages of ``main.pages`` (by ``seed``: another seed, other
+    pages) under new URLs, one in three edited, inside the caller's transaction; says what
+    they are."""
     cols = [r[1] for r in conn.execute("PRAGMA main.table_info(pages)") if r[1] != "id"]
     listed = ", ".join(cols)
     picked = ", ".join(
-        "url || '?copy=' || id" if c == "url"
+        "url || '?copy=' || :seed || '-' || id" if c == "url"
         else "CASE WHEN id % 3 = 0 THEN content || ' Updated.' ELSE content END"
         if c == "content" else c
         for c in cols
     )
     conn.execute(
         f"INSERT INTO main.pages ({listed}) SELECT {picked} FROM main.pages "
-        f"WHERE id IN (SELECT id FROM main.pages ORDER BY (id * 2654435761 + ?) % 1000003 "
-        "LIMIT ?)",
-        (seed, new),
+        # a seed's own order (a seed added after the product would keep the order of the
+        # last: the same pages again, under the same URLs)
+        f"WHERE id IN (SELECT id FROM main.pages ORDER BY ((id + :seed) * 2654435761) % 1000003 "
+        "LIMIT :new)",
+        {"seed": seed, "new": new},
     )
     return "copies of random pages under new URLs, one in three edited"
 
@@ -257,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{k.partition('.')[2]} {v:.2f}" for k, v in tm.items() if k.startswith("write_lock.")))
     print("  peak MiB by phase: " + ", ".join(f"{k} {v}" for k, v in
                                               first["phase_peaks_mib"].items()))
-    print("  written MiB by phase: " + ", ".join(f"{k} {v / 2**20:,.0f}" for k, v in
+    print("  written MiB from each phase mark on: " + ", ".join(f"{k} {v / 2**20:,.0f}" for k, v in
                                                  first["phase_written_bytes"].items()))
 
     if args.first_only:

@@ -9,8 +9,9 @@ adds ``--new`` pages to it the way ``bench_scale``'s nightly step does (copies o
 pages under new URLs, one in three edited), writes the machine's dirty pages out
 (``sync``), and runs one incremental ``webdedup db`` with each checkout in turn, in a child
 process measured as ``bench_scale`` measures its runs (CPU of the process and its workers).
-Alternating spreads the machine's drift over both sides; the database grows by ``--new``
-pages a run, so a run sees a slightly larger crawl than the one before it. A first round,
+Alternating (A B, B A, A B, ...) spreads the machine's drift over both sides; the database
+grows by ``--new`` pages a run, so a run sees a slightly larger crawl than the one before
+it, and neither side always the larger. A first round,
 not counted, warms each side up (a new checkout's numba kernels are compiled on its first
 run: numba caches them by source file).
 
@@ -66,8 +67,10 @@ def checkout(rev: str, stack: ExitStack) -> Path:
 def check_imports(tree: Path) -> None:
     """Refuse a side whose child would import the package or its SQL from elsewhere."""
     out = subprocess.run([sys.executable, "-c", WHERE], cwd=tree, env=_env(tree),
-                         capture_output=True, text=True, check=True).stdout.split()
-    for found in out:
+                         capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise SystemExit(f"{tree}: the package does not import there:\n{out.stderr[-3000:]}")
+    for found in out.stdout.split():
         if not Path(found).resolve().is_relative_to(tree.resolve()):
             raise SystemExit(f"{tree}: the child imports {found}, not the checkout's own")
 
@@ -110,6 +113,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.rev and not args.tree:
         parser.error("give at least one --rev or --tree")
+    names = args.rev + [str(tree) for tree in args.tree]
+    if len(set(names)) < len(names):
+        parser.error("a side is named twice")
+    if args.rounds < 1 or args.new < 1:
+        parser.error("--rounds and --new take 1 or more")
     if not args.db.exists():
         parser.error(f"{args.db}: no such database")
     with ExitStack() as stack:
@@ -122,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         # a first run of each side, not counted: a new checkout's numba kernels are compiled
         # then (numba caches them by source file), and the page cache is warmed
         for k in range(-1, args.rounds):
-            for name, tree in sides.items():
+            # A B, then B A: neither side always runs on the larger database
+            for name, tree in (reversed(sides.items()) if k % 2 else sides.items()):
                 seed += 1  # other pages copied each run
                 add_pages(args.db, args.new, seed)
                 t = time.perf_counter()
