@@ -33,7 +33,7 @@ def table(rows: list[tuple[int, str | None]]) -> sqlite3.Connection:
     return conn
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(ROW, max_size=40))
 def test_groups_by_kind_are_the_definitions(rows):
     conn = table(rows)

@@ -88,6 +88,16 @@ FILE_BYTES = 64 * 1024 * 1024
 #: a scan grew with the number of files (with the crawl: 0.8 GiB at 100,000 pages, 1.1 GiB at
 #: 300,000, each file a 110 MB row group); one at a time, a scan holds a file's row group.
 SCANS_AT_ONCE = 1
+#: On Ray, each partition of a step writes its own file, and a scan makes a task of each
+#: file: a step over a part of the pages read every file the steps before it wrote, and
+#: wrote as many again. At a million pages (10 parts) the
+#: exact election's tables held 2,200-4,000 files, and the election took over 30 minutes on
+#: a three-node local cluster (15 s on the native runner). Merging a scan's small files into
+#: tasks of Daft's usual size (96-384 MiB) keeps the tasks and files few; 200,000 pages on
+#: a three-node local cluster: 168 s, 100 s so (docs/scaling.md). The native runner writes a
+#: file a step already, and keeps its own scans.
+RAY_SOURCES_PER_SCAN = 1000
+RAY_SCAN_BYTES = (32 * 2**20, 128 * 2**20)  # a merged scan task's least and most (estimated)
 #: The columns of the scratch table of pages that only verification and clustering read.
 TEXTS = ("content", "html")
 
@@ -177,6 +187,11 @@ def run_daft(
         parquet_target_row_group_size=ROW_GROUP_BYTES,
         parquet_target_filesize=FILE_BYTES,
         scantask_max_parallel=SCANS_AT_ONCE,
+        # (None: Daft's own setting)
+        enable_scan_task_split_and_merge=True if runner == "ray" else None,
+        max_sources_per_scan_task=RAY_SOURCES_PER_SCAN if runner == "ray" else None,
+        scan_tasks_min_size_bytes=RAY_SCAN_BYTES[0] if runner == "ray" else None,
+        scan_tasks_max_size_bytes=RAY_SCAN_BYTES[1] if runner == "ray" else None,
     )
     res = DaftResult(
         out=str(target), runner=runner, pages=total, ignored=0, url_duplicates=0,
