@@ -296,6 +296,23 @@ def collisions(new: np.ndarray, stored: np.ndarray) -> tuple[np.ndarray, np.ndar
     return NewKeys(new).collisions(stored)
 
 
+#: The band keys' types by method, as runs store them (:func:`warm_up`).
+KEY_TYPES = {"minhash": (np.uint32,), "simhash": (np.int64, np.uint64)}
+
+
+def warm_up(method: str) -> None:
+    """Load (or compile) :func:`~.kernels.band_collisions` for the band keys of ``method``:
+    numba compiles it for each key type, and only a nightly run calls it, so the first
+    nightly run on a machine compiled it (1.5-1.7 CPU-s, a third of a nightly run at a
+    million pages: docs/benchmarks.md) unless a first run did so before.
+
+    >>> warm_up("minhash")
+    """
+    for dtype in KEY_TYPES.get(method, ()):
+        keys = np.ones((1, 2), dtype=dtype)
+        NewKeys(keys).collisions(keys)
+
+
 class NewKeys:
     """The band keys of a few new rows, ready to be met by many stored rows (:meth:`collisions`):
     a membership filter of all their keys (a Bloom filter of two bits a key), and each

@@ -950,11 +950,13 @@ def band_collisions(
 
 
 def cache_indexes() -> list[str] | None:
-    """The index files numba's on-disk cache keeps for the kernels of phase 1: where they
-    are missing, the next call compiles them (about 20 s on a 2-core machine, once per
+    """The index files numba's on-disk cache keeps for the kernels of phase 1 and for
+    :func:`band_collisions` (``pipeline.run`` compiles them all when one is missing): where
+    they are missing, the next call compiles them (about 20 s on a 2-core machine, once per
     machine and numba version). None when this numba keeps them elsewhere (don't guess)."""
     out = []
-    for kernel in (_normalize, _digest_parts, _text_signature, _shingles, _shared):
+    for kernel in (_normalize, _digest_parts, _text_signature, _shingles, _shared,
+                   _band_collisions):
         try:
             out.append(str(getattr(kernel, "_cache")._cache_file._index_path))  # noqa: B009
         except AttributeError:
@@ -980,3 +982,4 @@ def warm_up() -> None:
     shared_count(np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64))
     coverage("warm up", "warm up", 2)
     span_density("warm up", np.ones(1, dtype=np.uint64), 2)
+

@@ -93,9 +93,9 @@ SCANS_AT_ONCE = 1
 #: wrote as many again. At a million pages (10 parts) the
 #: exact election's tables held 2,200-4,000 files, and the election took over 30 minutes on
 #: a three-node local cluster (15 s on the native runner). Merging a scan's small files into
-#: tasks of Daft's usual size (96-384 MiB) keeps the tasks and files few; 200,000 pages on
-#: a three-node local cluster: 168 s, 100 s so (docs/scaling.md). The native runner writes a
-#: file a step already, and keeps its own scans.
+#: tasks of 32-128 MiB keeps the tasks and files few: 200,000 pages on a three-node local
+#: cluster took 218.8 s, 91.9 s so, with higher node peaks (docs/scaling.md). The native
+#: runner writes a file a step already, and keeps its own scans.
 RAY_SOURCES_PER_SCAN = 1000
 RAY_SCAN_BYTES = (32 * 2**20, 128 * 2**20)  # a merged scan task's least and most (estimated)
 #: The columns of the scratch table of pages that only verification and clustering read.

@@ -263,9 +263,11 @@ class _Snapshot:
 
 def _compile_kernels(config: Config, on_message: Callable[[str], None] | None) -> None:
     """Compile the kernels now, with a word, where numba's cache lacks them: else the first
-    run on a machine spends its first 20 seconds silent (in every worker at once)."""
+    run on a machine spends its first 20 seconds silent (in every worker at once). The
+    nightly runs' own kernel too (``bands.warm_up``): else the first nightly run compiled it."""
     if config.method not in ("minhash", "simhash"):
         return
+    from ..algorithms import bands
     from ..algorithms.text import compiled
 
     indexes = compiled().cache_indexes()
@@ -275,6 +277,7 @@ def _compile_kernels(config: Config, on_message: Callable[[str], None] | None) -
         on_message("compiling webdedup's kernels once for this machine (about 20 s; "
                    "later runs load them)")
     compiled().warm_up()
+    bands.warm_up(config.method)  # what only nightly runs call, compiled now too
 
 
 def _run_phases(
