@@ -51,5 +51,20 @@ def test_the_first_run_says_it_compiles_and_later_runs_load(tmp_path):
                          capture_output=True, text=True, env=env, timeout=600)
     assert res.returncode == 0, res.stderr
     assert '"mode": "incremental"' in res.stdout
+    conn = sqlite3.connect(db)
+    (sketched,) = conn.execute("SELECT count(*) FROM _webdedup_sketches WHERE id = "
+                               "(SELECT max(id) FROM pages)").fetchone()
+    conn.close()
+    assert sketched == 1  # the new page has band keys: the run met them with the stored ones
     after = {p: p.stat().st_mtime_ns for p in cache.rglob("*") if p.is_file()}
     assert after == before  # nothing compiled, nothing cached anew
+
+    # a machine with every kernel of phase 1 cached but not the nightly runs' (an older
+    # version's cache): the next run compiles it, with the word
+    for path in cache.rglob("*band_collisions*"):
+        path.unlink()
+    res = subprocess.run([sys.executable, "-m", "webdedup.cli", "db", str(db), "--full"],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert NOTICE in res.stderr
+    assert any("band_collisions" in p.name for p in cache.rglob("*.nbi"))

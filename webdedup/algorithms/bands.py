@@ -296,19 +296,22 @@ def collisions(new: np.ndarray, stored: np.ndarray) -> tuple[np.ndarray, np.ndar
     return NewKeys(new).collisions(stored)
 
 
-#: The band keys' types by method, as runs store them (:func:`warm_up`).
-KEY_TYPES = {"minhash": (np.uint32,), "simhash": (np.int64, np.uint64)}
+#: The types of the band keys runs store: minhash's (uint32) and simhash's (int64,
+#: ``simhash.band_keys_array``), the types :func:`warm_up` compiles for.
+KEY_TYPES = (np.uint32, np.int64)
 
 
-def warm_up(method: str) -> None:
-    """Load (or compile) :func:`~.kernels.band_collisions` for the band keys of ``method``:
-    numba compiles it for each key type, and only a nightly run calls it, so the first
-    nightly run on a machine compiled it (1.5-1.7 CPU-s, a third of a nightly run at a
-    million pages: docs/benchmarks.md) unless a first run did so before.
+def warm_up() -> None:
+    """Load (or compile) :func:`~.kernels.band_collisions` for each type of stored band key:
+    numba compiles it for each, and only a nightly run calls it, so the first nightly run on
+    a machine compiled it (1.5-1.7 CPU-s, a third of a nightly run at a million pages:
+    docs/benchmarks.md) unless a first run did so before. Both types, whatever the run's
+    method: numba keeps one cache index for all of them, which the first run of another
+    method would find and trust.
 
-    >>> warm_up("minhash")
+    >>> warm_up()
     """
-    for dtype in KEY_TYPES.get(method, ()):
+    for dtype in KEY_TYPES:
         keys = np.ones((1, 2), dtype=dtype)
         NewKeys(keys).collisions(keys)
 

@@ -982,4 +982,3 @@ def warm_up() -> None:
     shared_count(np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64))
     coverage("warm up", "warm up", 2)
     span_density("warm up", np.ones(1, dtype=np.uint64), 2)
-

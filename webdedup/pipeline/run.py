@@ -277,7 +277,7 @@ def _compile_kernels(config: Config, on_message: Callable[[str], None] | None) -
         on_message("compiling webdedup's kernels once for this machine (about 20 s; "
                    "later runs load them)")
     compiled().warm_up()
-    bands.warm_up(config.method)  # what only nightly runs call, compiled now too
+    bands.warm_up()  # what only nightly runs call, compiled now too
 
 
 def _run_phases(
