@@ -90,9 +90,9 @@ FILE_BYTES = 64 * 1024 * 1024
 SCANS_AT_ONCE = 1
 #: On Ray, each partition of a step writes its own file, and a scan makes a task of each
 #: file: a step over a part of the pages read every file the steps before it wrote, and
-#: wrote as many again. At a million pages (10 parts) the
-#: exact election's tables held 2,200-4,000 files, and the election took over 30 minutes on
-#: a three-node local cluster (15 s on the native runner). Merging a scan's small files into
+#: wrote as many again. At a million pages (10 parts) the exact election's tables held
+#: 2,200-4,000 files, and the election took over 30 minutes on a three-node local cluster
+#: (15 s on the native runner). Merging a scan's small files into
 #: tasks of 32-128 MiB keeps the tasks and files few: 200,000 pages on a three-node local
 #: cluster took 218.8 s, 91.9 s so, with higher node peaks (docs/scaling.md). The native
 #: runner writes a file a step already, and keeps its own scans.
