@@ -128,9 +128,13 @@ print(json.dumps({"requests": timed, "peak_mib": peak / 1024}))
 """
 
 
-def child(code: str, *args: str) -> dict:
+def child(code: str, *args: str, cwd: Path | None = None,
+          env: dict[str, str] | None = None) -> dict:
+    """The last line of ``code``'s output (JSON), run with ``args`` in a child process (in
+    ``cwd``, with ``env``, when given)."""
     out = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False,
+        cwd=cwd, env=env,
     )
     if out.returncode:
         raise SystemExit(f"child failed ({out.returncode}):\n{out.stderr[-3000:]}")

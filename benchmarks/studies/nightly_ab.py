@@ -28,7 +28,6 @@ Prints each run and, for each side, the median CPU seconds and the median of eac
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sqlite3
 import statistics
@@ -39,7 +38,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from benchmarks.speed.bench_scale import RUN, copy_pages
+from benchmarks.speed.bench_scale import RUN, child, copy_pages
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -95,11 +94,7 @@ def add_pages(db: Path, new: int, seed: int) -> None:
 
 def nightly(tree: Path, db: Path) -> dict:
     """One incremental run with ``tree``'s package: ``bench_scale``'s figures of it."""
-    out = subprocess.run([sys.executable, "-c", RUN, str(db.resolve())], cwd=tree,
-                         env=_env(tree), capture_output=True, text=True, check=False)
-    if out.returncode:
-        raise SystemExit(f"the run with {tree} failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return child(RUN, str(db.resolve()), cwd=tree, env=_env(tree))
 
 
 def main(argv: list[str] | None = None) -> int:
