@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
+import itertools
 import json
 import os
 import pickle
@@ -78,6 +79,8 @@ MIN_POOL_TOKENS = 25  # shorter pool texts (error pages, bare banners) are not u
 MIN_DERIVE_TOKENS = 80  # an original needs this much text to get derived duplicates
 # a pool text sharing this much of its sentence text with an earlier one is dropped
 POOL_NEAR_DUP_SHARE = 0.3
+# --sentences fresh: the share of a drawn sentence's words replaced (Pool.freshen)
+FRESH_SHARE = 0.3
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 TOKEN_RE = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
@@ -421,11 +424,45 @@ class Pool:
         bucket = bucket or self.pick_bucket(rng)
         sents = self.sentences[bucket]
         joiner = "" if bucket == "cjk" else " "
+        fresh = getattr(self, "fresh", False)
         out = []
         for _ in range(n_par):
             k = rng.randint(1, 4)
-            out.append(joiner.join(sents[rng.randrange(len(sents))] for _ in range(k)))
+            drawn = (sents[rng.randrange(len(sents))] for _ in range(k))
+            if fresh:
+                drawn = (self.freshen(s, bucket, rng) for s in drawn)
+            out.append(joiner.join(drawn))
         return out
+
+    def freshen(self, sentence: str, bucket: str, rng: Random) -> str:
+        """A new sentence from one of the pool's (``--sentences fresh``): each word (each
+        character of a CJK sentence) replaced, with probability ``FRESH_SHARE``, by one drawn
+        from the bucket's words as often as they occur there. Two articles that drew the same
+        pool sentence then share a 5-word shingle of it with probability (1 - 0.3)^10, about
+        3 %, instead of always: their sentences no longer repeat at a rate that stays the same
+        however many pages the corpus has."""
+        vocab = self._vocabulary(bucket)
+        unspaced = bucket == "cjk"
+        tokens_ = list(sentence) if unspaced else sentence.split(" ")
+        chance = rng.random
+        where = [i for i in range(len(tokens_)) if chance() < FRESH_SHARE]
+        words = rng.choices(vocab[0], cum_weights=vocab[1], k=len(where))
+        for i, word in zip(where, words, strict=True):
+            tokens_[i] = word
+        return ("" if unspaced else " ").join(tokens_)
+
+    def _vocabulary(self, bucket: str) -> tuple[list[str], list[int]]:
+        """The bucket's words (characters for CJK) and their cumulative counts."""
+        cache = self.__dict__.setdefault("_vocabularies", {})
+        if bucket not in cache:
+            counts: dict[str, int] = {}
+            for sent in self.sentences[bucket]:
+                for tok in (sent if bucket == "cjk" else sent.split(" ")):
+                    if tok.strip():
+                        counts[tok] = counts.get(tok, 0) + 1
+            words = sorted(counts)
+            cache[bucket] = (words, list(itertools.accumulate(counts[w] for w in words)))
+        return cache[bucket]
 
     def synth_text(self, rng: Random) -> list[str]:
         if getattr(self, "real_lengths", None):
@@ -815,16 +852,25 @@ def build_corpus(path, pages: int, seed: int, mix: tuple[float, float, float] = 
                  derived_weights: dict[str, float] | None = None,
                  negative_weights: dict[str, float] | None = None,
                  data_dir: Path = DEFAULT_DATA, measure: bool = True,
-                 lengths: str = "short") -> dict:
+                 lengths: str = "short", sentences: str = "pool") -> dict:
     """Write a labelled corpus of exactly ``pages`` pages to ``path``; return a summary.
 
     ``lengths="short"`` (the default) synthesizes originals of 4-10 paragraphs (about 2 KB);
     ``lengths="real"`` makes each synthesized original as long as a real text of the pool
     drawn at random (UTF-8 bytes: mean about 8.5 KB, median 5 KB, a tail beyond 300 KB), so
     the whole corpus has the text lengths of real article pages.
+
+    ``sentences="pool"`` (the default) builds synthesized texts from the pool's sentences as
+    they are; ``sentences="fresh"`` changes about a third of the words of each one drawn
+    (:meth:`Pool.freshen`). The pool holds some 200,000 sentences, so at millions of pages
+    two unrelated articles of one language share one of them at a rate that does not fall as
+    the corpus grows, and their pairs grow as the square of the pages (docs/benchmarks.md,
+    "What the candidates are"); fresh sentences do not repeat so.
     """
     if lengths not in ("short", "real"):
         raise ValueError(f"lengths must be 'short' or 'real', got {lengths!r}")
+    if sentences not in ("pool", "fresh"):
+        raise ValueError(f"sentences must be 'pool' or 'fresh', got {sentences!r}")
     t0 = time.perf_counter()
     if pages < 20:
         raise ValueError("need at least 20 pages")
@@ -834,6 +880,7 @@ def build_corpus(path, pages: int, seed: int, mix: tuple[float, float, float] = 
     pool.real_lengths = (
         sorted(len(d["text"].encode()) for d in pool.docs) if lengths == "real" else []
     )
+    pool.fresh = sentences == "fresh"
     rng = Random(f"webdedup-corpus:{seed}")
 
     share_o, share_d, share_n = (x / sum(mix) for x in mix)
@@ -1087,6 +1134,7 @@ def build_corpus(path, pages: int, seed: int, mix: tuple[float, float, float] = 
         raise RuntimeError(f"{leftover} page ids unused")
     summary = {
         "path": str(path), "pages": pages, "seed": seed, "mix": list(mix), "lengths": lengths,
+        "sentences": sentences,
         "real_originals": n_real, "synthesized_originals": n_synth,
         "kinds": dict(sorted(w.kinds.items())), "negative_groups": neg_group,
         "pool": {"texts": len(pool.docs), "aed_pages": len(pool.aed), "dropped": pool.dropped,
@@ -1112,12 +1160,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lengths", choices=("short", "real"), default="short",
                     help="text lengths of synthesized originals: 'short' (4-10 paragraphs, "
                          "about 2 KB) or 'real' (drawn from the real texts: mean about 8 KB)")
+    ap.add_argument("--sentences", choices=("pool", "fresh"), default="pool",
+                    help="synthesized texts from the pool's sentences as they are ('pool') or "
+                         "with about a third of each one's words replaced ('fresh': they do "
+                         "not repeat at a fixed rate as the corpus grows)")
     args = ap.parse_args(argv)
     mix = tuple(float(x) for x in args.mix.split(","))
     if len(mix) != 3 or min(mix) < 0 or sum(mix) <= 0:
         ap.error("--mix needs three non-negative shares")
     s = build_corpus(args.out, args.pages, args.seed, mix=mix, data_dir=Path(args.data),
-                     measure=not args.no_measure, lengths=args.lengths)
+                     measure=not args.no_measure, lengths=args.lengths,
+                     sentences=args.sentences)
     if args.json:
         print(json.dumps(s, indent=2))
         return 0

@@ -74,19 +74,24 @@ print(json.dumps({"wall": wall, "timings": r.timings, "pages": r.pages, "mode": 
 """
 
 
-def build_corpus(path: Path, pages: int, seed: int, lengths: str = "real") -> None:
-    make_corpus.build_corpus(str(path), pages, seed, measure=False, lengths=lengths)
+def build_corpus(path: Path, pages: int, seed: int, lengths: str = "real",
+                 sentences: str = "pool") -> None:
+    make_corpus.build_corpus(str(path), pages, seed, measure=False, lengths=lengths,
+                             sentences=sentences)
 
 
-def cached_corpus(cache: Path, pages: int, seed: int, lengths: str) -> Path:
-    """The corpus file for these parameters, built once and kept in ``cache``."""
+def cached_corpus(cache: Path, pages: int, seed: int, lengths: str,
+                  sentences: str = "pool") -> Path:
+    """The corpus file for these parameters, built once and kept in ``cache`` (``sentences``:
+    make_corpus's; a ``fresh`` corpus's name ends in ``-fresh``)."""
     cache.mkdir(parents=True, exist_ok=True)
-    path = cache / f"corpus-{pages}-seed{seed}-{lengths}.sqlite"
+    tail = "" if sentences == "pool" else f"-{sentences}"
+    path = cache / f"corpus-{pages}-seed{seed}-{lengths}{tail}.sqlite"
     if not path.exists():
         t0 = time.perf_counter()
         print(f"building the corpus {path} (once) ...", flush=True)
         partial = path.with_suffix(".partial")
-        build_corpus(partial, pages, seed, lengths)
+        build_corpus(partial, pages, seed, lengths, sentences)
         partial.rename(path)
         print(f"  built in {time.perf_counter() - t0:.0f} s", flush=True)
     return path

@@ -6,8 +6,9 @@
 
 One size per command. The pages are the first ``--pages`` ids of the bench's short-page
 corpus (``bench.py``'s, built once into ``--cache``; ``--corpus-pages`` names a larger
-one to take them from), copied into a fresh database in ``--work``. Then, each in a child
-process:
+one to take them from; ``--sentences fresh`` the corpus whose synthesized sentences do not
+repeat, see ``corpus/make_corpus.py``), copied into a fresh database in ``--work``. Then,
+each in a child process:
 
 1. a first ``webdedup db`` run (minhash, webdedup's defaults): wall and CPU time (workers
    included), peak memory of the main process and of the largest worker, the peak of each
@@ -141,10 +142,10 @@ def child(code: str, *args: str, cwd: Path | None = None,
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def corpus_path(cache: Path, pages: int) -> Path:
+def corpus_path(cache: Path, pages: int, sentences: str = "pool") -> Path:
     from benchmarks.speed import bench  # the bench's corpus, built once
 
-    return bench.cached_corpus(cache, pages, 1, "short")
+    return bench.cached_corpus(cache, pages, 1, "short", sentences)
 
 
 def take(corpus: Path, db: Path, pages: int) -> None:
@@ -215,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, help="the pages of the crawl (not with --readers)")
     parser.add_argument("--corpus-pages", type=int, help="take the pages from this corpus")
+    parser.add_argument(
+        "--sentences", choices=("pool", "fresh"), default="pool",
+        help="the corpus's synthesized sentences: the pool's as they are (the figures until "
+             "2026-11-28) or 'fresh' (a third of each one's words replaced, so that unrelated "
+             "articles do not share sentences at a rate that holds at any size)")
     parser.add_argument("--nightly", type=float, default=0.001, help="share of new pages")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "webdedup-bench")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()))
@@ -233,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.pages is None:
         parser.error("give --pages (or --readers DB)")
 
-    corpus = corpus_path(args.cache, args.corpus_pages or args.pages)
+    corpus = corpus_path(args.cache, args.corpus_pages or args.pages, args.sentences)
     args.work.mkdir(parents=True, exist_ok=True)
     db = args.work / f"scale-{args.pages}.sqlite"
     for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
@@ -243,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     size_before = db_bytes(db)
     print(f"{args.pages:,} pages copied from {corpus.name} in {time.perf_counter() - t:.0f} s "
           f"({size_before / 2**30:.2f} GiB)", flush=True)
-    out: dict = {"pages": args.pages, "db_bytes_before": size_before, "cores": os.cpu_count()}
+    out: dict = {"pages": args.pages, "sentences": args.sentences,
+                 "db_bytes_before": size_before, "cores": os.cpu_count()}
 
     first = child(RUN, str(db))
     first["db_bytes"] = db_bytes(db)

@@ -162,6 +162,37 @@ def test_synthesized_originals_share_almost_no_shingles(tmp_path):
     assert summary["pages"] == 1000
 
 
+@needs_data
+def test_fresh_sentences_do_not_repeat_the_pools(tmp_path):
+    """``--sentences fresh``: a pool sentence drawn twice gives two sentences that share few
+    5-word shingles (with the pool's own sentences, all of them), of the same length, a
+    third of their words replaced; a fresh corpus is reproducible and not the pool one."""
+    pool = make_corpus.get_pool(DATA)
+    rng = random.Random(5)
+    shared = total = changed = words = 0
+    for sentence in pool.sentences["en"][:300]:
+        a, b = pool.freshen(sentence, "en", rng), pool.freshen(sentence, "en", rng)
+        ha, hb = make_corpus.shingle_hashes(a), make_corpus.shingle_hashes(b)
+        shared += len(ha & hb)
+        total += len(make_corpus.shingle_hashes(sentence))
+        assert len(a.split(" ")) == len(sentence.split(" "))
+        changed += sum(x != y for x, y in zip(a.split(" "), sentence.split(" "), strict=True))
+        words += len(sentence.split(" "))
+    assert shared < 0.1 * total  # about 3 %: 0.7 ** 10
+    assert 0.2 < changed / words < 0.35  # 0.3, less the words replaced by themselves
+    cjk = pool.sentences["cjk"][0]
+    assert len(pool.freshen(cjk, "cjk", rng)) == len(cjk) != 0
+    paths = [tmp_path / f"{name}.sqlite" for name in ("fresh", "again", "pool")]
+    for path, sentences in zip(paths, ("fresh", "fresh", "pool"), strict=True):
+        make_corpus.build_corpus(path, 6000, seed=4, measure=False, sentences=sentences)
+    assert _rows(paths[0], "pages") == _rows(paths[1], "pages")
+    assert _rows(paths[0], "pages") != _rows(paths[2], "pages")
+    kinds = [sorted(t[2] for t in _rows(path, "corpus_truth")) for path in paths]
+    assert kinds[0] == kinds[2]  # the same pages of each kind, other texts
+    with pytest.raises(ValueError, match="sentences"):
+        make_corpus.build_corpus(tmp_path / "x.sqlite", 100, seed=1, sentences="new")
+
+
 def test_canonical_url_and_variants():
     rng = random.Random(5)
     for url in ("https://www.example.com/a/b?id=3", "http://news.example.org/",
