@@ -219,8 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sentences", choices=("pool", "fresh"), default="pool",
         help="the corpus's synthesized sentences: the pool's as they are (the figures until "
-             "2026-11-28) or 'fresh' (a third of each one's words replaced, so that unrelated "
-             "articles do not share sentences at a rate that holds at any size)")
+             "2026-11-28) or 'fresh' (about 30%% of each one's words replaced: unrelated "
+             "articles share far fewer shingles; its database is scale-N-fresh.sqlite)")
     parser.add_argument("--nightly", type=float, default=0.001, help="share of new pages")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "webdedup-bench")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()))
@@ -241,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
 
     corpus = corpus_path(args.cache, args.corpus_pages or args.pages, args.sentences)
     args.work.mkdir(parents=True, exist_ok=True)
-    db = args.work / f"scale-{args.pages}.sqlite"
+    tail = "" if args.sentences == "pool" else f"-{args.sentences}"
+    db = args.work / f"scale-{args.pages}{tail}.sqlite"
     for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
         p.unlink(missing_ok=True)
     t = time.perf_counter()

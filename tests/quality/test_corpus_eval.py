@@ -3,8 +3,12 @@ evaluate.py)."""
 
 from __future__ import annotations
 
+import hashlib
+import os
 import random
 import sqlite3
+import subprocess
+import sys
 from collections import defaultdict
 from fractions import Fraction
 from pathlib import Path
@@ -162,6 +166,19 @@ def test_synthesized_originals_share_almost_no_shingles(tmp_path):
     assert summary["pages"] == 1000
 
 
+#: sha256 of the rows of ``build_corpus(path, 6000, seed=4, measure=False)`` on the shared data
+#: (374 synthesized originals), as the generator of 880d31f wrote them
+POOL_6000_SEED4 = "dd023ac21326576bdc2d944d47b5bea8a0e287cb125dd8eaa5ddfea7ca756318"
+
+
+def _digest(path) -> str:
+    digest = hashlib.sha256()
+    for table in ("pages", "corpus_truth"):
+        for row in _rows(path, table):
+            digest.update(repr(row).encode())
+    return digest.hexdigest()
+
+
 @needs_data
 def test_fresh_sentences_do_not_repeat_the_pools(tmp_path):
     """``--sentences fresh``: a pool sentence drawn twice gives two sentences that share few
@@ -181,12 +198,21 @@ def test_fresh_sentences_do_not_repeat_the_pools(tmp_path):
     assert shared < 0.1 * total  # about 3 %: 0.7 ** 10
     assert 0.2 < changed / words < 0.35  # 0.3, less the words replaced by themselves
     cjk = pool.sentences["cjk"][0]
-    assert len(pool.freshen(cjk, "cjk", rng)) == len(cjk) != 0
+    fresh_cjk = [pool.freshen(cjk, "cjk", rng) for _ in range(20)]
+    assert {len(x) for x in fresh_cjk} == {len(cjk)} and len(set(fresh_cjk)) == 20
     paths = [tmp_path / f"{name}.sqlite" for name in ("fresh", "again", "pool")]
-    for path, sentences in zip(paths, ("fresh", "fresh", "pool"), strict=True):
+    for path, sentences in ((paths[0], "fresh"), (paths[2], "pool")):
         make_corpus.build_corpus(path, 6000, seed=4, measure=False, sentences=sentences)
+    # again, in another process with another string hash seed (the vocabulary's order)
+    code = ("import sys; from benchmarks.corpus import make_corpus; make_corpus.build_corpus("
+            "sys.argv[1], 6000, seed=4, measure=False, sentences='fresh')")
+    env = dict(os.environ, PYTHONHASHSEED="12345")
+    subprocess.run([sys.executable, "-c", code, str(paths[1])], check=True, env=env,
+                   cwd=Path(make_corpus.__file__).parents[2])
     assert _rows(paths[0], "pages") == _rows(paths[1], "pages")
     assert _rows(paths[0], "pages") != _rows(paths[2], "pages")
+    # the pool corpus is the one built before --sentences existed (the digest of 880d31f's)
+    assert _digest(paths[2]) == POOL_6000_SEED4
     kinds = [sorted(t[2] for t in _rows(path, "corpus_truth")) for path in paths]
     assert kinds[0] == kinds[2]  # the same pages of each kind, other texts
     with pytest.raises(ValueError, match="sentences"):
