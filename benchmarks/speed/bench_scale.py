@@ -6,9 +6,12 @@
 
 One size per command. The pages are the first ``--pages`` ids of the bench's short-page
 corpus (``bench.py``'s, built once into ``--cache``; ``--corpus-pages`` names a larger
-one to take them from; ``--sentences fresh`` the corpus whose synthesized sentences do not
-repeat, see ``corpus/make_corpus.py``), copied into a fresh database in ``--work``. Then,
-each in a child process:
+one to take them from; ``--sentences fresh`` the corpus whose synthesized sentences repeat
+far less, see ``corpus/make_corpus.py``), copied into a fresh database in ``--work``.
+A corpus's ids are shuffled, so the first N of a larger corpus hold only some of their
+derived duplicates' originals (the first million of three million: a third of them): fewer
+duplicates than a corpus of N pages, and not the same figures. Then, each in a child
+process:
 
 1. a first ``webdedup db`` run (minhash, webdedup's defaults): wall and CPU time (workers
    included), peak memory of the main process and of the largest worker, the peak of each
