@@ -37,12 +37,83 @@ ENV = {
 }
 #: Seconds to wait for the nodes to join.
 START_TIMEOUT = 120.0
+#: What ``ray start`` prints when a port it was given is taken.
+_PORT_TAKEN = re.compile(r"port number \d+ that is used|[Aa]ddress already in use|"
+                         r"[Ff]ailed to bind")
+
+
+class PortTaken(RuntimeError):
+    """A node exited because one of its ports was taken (the start is tried again)."""
+
+
+#: Times a cluster is started again when one of its nodes lost a port to another process.
+START_ATTEMPTS = 3
+#: Worker ports each node gets (``--min-worker-port`` .. ``--max-worker-port``).
+WORKER_PORTS = 20
 
 
 def free_port() -> int:
+    """A port the kernel hands out now (from its ephemeral range); free until someone binds it."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def ephemeral_range() -> tuple[int, int]:
+    """The kernel's ephemeral port range: where :func:`free_port`'s ports come from."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low, high = (int(x) for x in f.read().split())
+            return low, high
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+class Ports:
+    """Every port one cluster start uses, none handed out twice.
+
+    Single ports come from the kernel's ephemeral range; a node's block of worker ports comes
+    from outside it (Ray binds them later, one by one, as it starts workers), so a port the
+    kernel hands out to another component can never fall inside a block: Ray refuses to start
+    a node whose ports overlap ("is trying to use a port number ... used by other components").
+    """
+
+    def __init__(self) -> None:
+        self.taken: set[int] = set()
+        low, high = ephemeral_range()
+        if low - 10_000 >= 10 * WORKER_PORTS:
+            self._blocks = range(10_000, low - WORKER_PORTS + 1, WORKER_PORTS)
+        else:  # a kernel whose ephemeral range starts low: the ports above it
+            self._blocks = range(high + 1, 65_536 - WORKER_PORTS + 1, WORKER_PORTS)
+        self._next = (os.getpid() * 7 + int(time.monotonic() * 1000)) % len(self._blocks)
+
+    def one(self) -> int:
+        for _ in range(100):
+            port = free_port()
+            if port not in self.taken:
+                self.taken.add(port)
+                return port
+        raise RuntimeError("no free port from the kernel after 100 tries")
+
+    def block(self) -> int:
+        """The first of :data:`WORKER_PORTS` ports that are bindable now and not handed out."""
+        for _ in range(len(self._blocks)):
+            first = self._blocks[self._next]
+            self._next = (self._next + 1) % len(self._blocks)
+            ports = range(first, first + WORKER_PORTS)
+            if not self.taken.intersection(ports) and all(_bindable(p) for p in ports):
+                self.taken.update(ports)
+                return first
+        raise RuntimeError(f"no {WORKER_PORTS} free worker ports outside the ephemeral range")
 
 
 def tree(root: int) -> list[int]:
@@ -84,6 +155,7 @@ class Node:
     cpus: int
     object_store_mib: int
     proc: subprocess.Popen[bytes] | None = None
+    log: Path = Path()
     peak_kib: int = 0
     pids: set[int] = field(default_factory=set)
 
@@ -101,50 +173,61 @@ class LocalCluster:
         self.nodes = [Node("head", cpus, object_store_mib)] + [
             Node(f"worker-{k}", cpus, object_store_mib) for k in range(1, workers + 1)
         ]
-        self.port = free_port()
-        self.address = f"127.0.0.1:{self.port}"
         self.env = os.environ | ENV
         self._stop = threading.Event()
         self._sampler = threading.Thread(target=self._sample, daemon=True)
 
     def __enter__(self) -> LocalCluster:
-        try:
-            for k, node in enumerate(self.nodes):
-                self._start(node, k)
-                if k == 0:
-                    self._wait_for_port()
-            self._sampler.start()
-            self._wait_for_nodes()
-        except BaseException:
-            self.stop()
-            raise
+        for attempt in range(1, START_ATTEMPTS + 1):
+            self.ports = Ports()
+            self.port = self.ports.one()
+            self.address = f"127.0.0.1:{self.port}"
+            try:
+                for k, node in enumerate(self.nodes):
+                    self._start(node, k, attempt)
+                    if k == 0:
+                        self._wait_for_port()
+                self._wait_for_nodes()
+                break
+            except PortTaken:
+                # another process bound one of the ports between our pick and Ray's bind
+                self._stop_nodes()
+                if attempt == START_ATTEMPTS:
+                    raise
+            except BaseException:
+                self.stop()
+                raise
+        self._sampler.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _start(self, node: Node, k: int) -> None:
-        temp = self.root / node.name
+    def _start(self, node: Node, k: int, attempt: int = 1) -> None:
+        name = node.name if attempt == 1 else f"{node.name}-{attempt}"
+        temp = self.root / name
         temp.mkdir(parents=True, exist_ok=True)
-        base = 20_000 + (os.getpid() % 200) * 100 + k * 20  # this node's own worker ports
+        base = self.ports.block()  # this node's own worker ports
+        one = self.ports.one
         cmd = [
             self.ray, "start", "--block", "--node-ip-address", "127.0.0.1",
             "--num-cpus", str(node.cpus), "--object-store-memory",
             str(node.object_store_mib * 1024 * 1024), "--temp-dir", str(temp),
-            "--disable-usage-stats", "--node-manager-port", str(free_port()),
-            "--object-manager-port", str(free_port()),
-            "--min-worker-port", str(base), "--max-worker-port", str(base + 19),
-            "--dashboard-agent-listen-port", str(free_port()),
-            "--dashboard-agent-grpc-port", str(free_port()),
-            "--runtime-env-agent-port", str(free_port()),
-            "--metrics-export-port", str(free_port()),
+            "--disable-usage-stats", "--node-manager-port", str(one()),
+            "--object-manager-port", str(one()),
+            "--min-worker-port", str(base), "--max-worker-port", str(base + WORKER_PORTS - 1),
+            "--dashboard-agent-listen-port", str(one()),
+            "--dashboard-agent-grpc-port", str(one()),
+            "--runtime-env-agent-port", str(one()),
+            "--metrics-export-port", str(one()),
         ]
         if k == 0:
             cmd += ["--head", "--port", str(self.port), "--include-dashboard", "false",
-                    "--ray-client-server-port", str(free_port())]
+                    "--ray-client-server-port", str(one())]
         else:
             cmd += ["--address", self.address]
-        log = open(self.root / f"{node.name}.log", "wb")  # noqa: SIM115 - kept by the process
+        node.log = self.root / f"{name}.log"
+        log = open(node.log, "wb")  # noqa: SIM115 - kept by the process
         node.proc = subprocess.Popen(
             cmd, stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True
         )
@@ -180,8 +263,9 @@ class LocalCluster:
     def _check_alive(self) -> None:
         for node in self.nodes:
             if node.proc is not None and node.proc.poll() is not None:
-                log = (self.root / f"{node.name}.log").read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"ray start of the {node.name} exited:\n{log}")
+                log = node.log.read_text(errors="replace")[-2000:]
+                error = PortTaken if _PORT_TAKEN.search(log) else RuntimeError
+                raise error(f"ray start of the {node.name} exited:\n{log}")
 
     def _sample(self) -> None:
         while not self._stop.is_set():
@@ -200,6 +284,9 @@ class LocalCluster:
     def stop(self) -> None:
         """Stop every node (workers first), then any process of theirs left over."""
         self._stop.set()
+        self._stop_nodes()
+
+    def _stop_nodes(self) -> None:
         for node in reversed(self.nodes):
             if node.proc is None or node.proc.poll() is not None:
                 continue
