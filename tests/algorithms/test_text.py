@@ -120,3 +120,22 @@ def test_parse_timestamp(value, expected):
 @given(st.one_of(st.text(), st.integers(), st.floats(), st.binary(), st.none()))
 def test_parse_timestamp_never_raises(value):
     parse_timestamp(value)
+
+
+@settings(deadline=None)  # (the first example may load the compiled normalizer)
+@given(
+    st.text(st.characters(codec="utf-8"))
+    | st.text(alphabet=" \t\n\x1c\x85\u3000ab-", max_size=40)
+    | st.lists(st.sampled_from(["a", "b", "c", "\t", " "]), max_size=60).map("".join)
+)
+def test_repetitive_counts_the_words_of_a_normalized_text(text):
+    # sketch._repetitive counts a normalized text's words by its spaces (no list of words)
+    from webdedup.algorithms.shingles import shingle_hashes
+    from webdedup.algorithms.sketch import REPEATED_SHINGLES, NearSpec, _repetitive
+
+    spec = NearSpec("minhash", 0.8, 0.5, "overlap", 0, 2, 16, 1, 50, 4, 4, 6)
+    norm = normalize_text(text)
+    hashes = shingle_hashes(norm, spec.shingle_size)
+    split = hashes.size < REPEATED_SHINGLES * (len(norm.split()) - spec.shingle_size + 1)
+    assert _repetitive(hashes, norm, spec) == split
+    assert _repetitive(hashes, norm.encode("utf-8", "surrogatepass"), spec) == split

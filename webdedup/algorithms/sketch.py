@@ -353,7 +353,9 @@ def _repetitive(hashes: np.ndarray, text: str | bytes, spec: NearSpec) -> bool:
     """Does ``text`` repeat shingles (lists, tables)? Then its shingle *set* says more than
     its text holds, and only the multiset measures (:func:`match_scores`) may decide: a
     copy with more rows of such a list inserted shares nearly all its shingles."""
-    words = len(text.split())  # the spaced tokens (a text without spaces counts as plain)
+    # the spaced tokens (a text without spaces counts as plain): a normalized text has one
+    # space between two and none at either end (counting them: no list of the words)
+    words = text.count(" " if isinstance(text, str) else b" ") + 1 if text else 0
     return hashes.size < REPEATED_SHINGLES * (words - spec.shingle_size + 1)
 
 
