@@ -376,3 +376,48 @@ def test_no_checkpoint_on_a_connection_the_caller_passed_in(tmp_path, monkeypatc
     conn.close()
     assert result.phases["write_back"]["transactions"] > 10
     assert not [s for s in said if "wal_checkpoint" in s.lower()]
+
+
+def test_a_fast_batch_does_not_size_the_next_past_the_slow_ones(monkeypatch):
+    """Batches are sized from the slowest time a row of the last few: one fast batch (the
+    WAL just checkpointed) does not double the next into a slow stretch. A clock of our own
+    makes it exact: each batch "takes" its rows times a cost that drops to half every
+    seventh batch."""
+    from contextlib import contextmanager
+    from types import SimpleNamespace
+
+    from webdedup.pipeline import phase5_write_back as wb
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TEMP TABLE todo (id INTEGER PRIMARY KEY)")
+    conn.executemany("INSERT INTO temp.todo VALUES (?)", ((i,) for i in range(400_000)))
+    ctx = SimpleNamespace(conn=conn, config=Config(write_lock=1.0), on_phase=None,
+                          total_pages=400_000)
+    writer = SimpleNamespace(ctx=ctx, generation=None)
+    held: list[float] = []
+    cost = 1e-4  # seconds a row
+
+    class Spacer:
+        batch: list[int] = []
+
+        @contextmanager
+        def transaction(self, step):
+            took = wb._Took()
+            yield took
+            rows = self.batch.pop()
+            fast = len(held) % 7 == 6
+            took.seconds = rows * cost * (0.5 if fast else 1.0)
+            held.append(took.seconds)
+
+    spacer = Spacer()
+    monkeypatch.setattr(wb, "_row_bytes", lambda ctx: 3_000.0)  # bytes a page row
+
+    def write(condition, params):
+        spacer.batch.append(conn.execute(
+            "SELECT count(*) FROM temp.todo WHERE id BETWEEN :lo AND :hi", params
+        ).fetchone()[0])
+
+    wb._batches(writer, "todo", ("id",), spacer, write, step="annotations")
+    assert len(held) > 20
+    aim = wb.BATCH_AIM * ctx.config.write_lock
+    assert max(held) <= 1.05 * aim, max(held)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -54,10 +55,17 @@ INTERRUPTED = (
 #: after the first are sized from what the one before took).
 WRITE_RATE = 64 * 2**20
 MIN_BATCH = 16  # rows: the smallest batch, however slow the disk
-#: The share of ``write_lock`` a batch is sized to take, from the time the one before took:
+#: The share of ``write_lock`` a batch is sized to take, from the time the ones before took:
 #: room for a commit that takes longer than the last (a busy disk or machine: at a million
-#: pages on a loaded machine, 0.6 with threefold growth let one batch hold the lock 2.2 s).
-BATCH_AIM = 0.5
+#: pages on a loaded machine, 0.6 with threefold growth let one batch hold the lock 2.2 s;
+#: at three million on a quiet one, 0.5 let one hold it 1.10 s).
+BATCH_AIM = 0.4
+#: Batches whose time a row is sized from: the slowest of the last few. A batch's time a row
+#: grows as the WAL grows between two checkpoints (at a million pages, 11 µs just after
+#: one, up to 27 µs 5 s of writing later) and jumps by up to 1.8× from one batch to the
+#: next; sized from the last batch alone, a fast one just after a checkpoint doubled the
+#: next.
+RATE_WINDOW = 4
 #: Seconds of a pause between two batches: a crawler waiting for the lock gets it then.
 #: SQLite's busy handler (Python's ``timeout``) retries at least every 100 ms; with no pause
 #: the next batch would take the lock again first, and a crawler could wait out its timeout
@@ -69,8 +77,9 @@ HELD_BEFORE_PAUSE = 0.5  # seconds of holding the lock, in one or more batches, 
 #: The run turns SQLite's own checkpoints off, so without these the WAL would grow to the
 #: size of the rewritten rows (the whole table in a first run: gigabytes, beside the
 #: database), and with it the WAL index that a page read searches (a hash table for each
-#: 4,096 frames).
-CHECKPOINT_AFTER = 5.0
+#: 4,096 frames): a row rewritten took twice as long 5 s of holds after a checkpoint as
+#: just after it (a million pages; after 2 s, 1.5 times).
+CHECKPOINT_AFTER = 3.0
 FIRST_BATCH = 2_000  # rows: the largest first batch of a table, before any was timed
 _LOWEST, _HIGHEST = -(2**63), 2**63 - 1  # the smallest and largest rowid SQLite allows
 
@@ -468,7 +477,8 @@ def _batches(
     alone (no ``ORDER BY``): the ranges of all batches together cover every key, so a
     table cleared by it a range at a time is cleared whole (at once when there is no row).
     The batch after a timed one is sized to take about :data:`BATCH_AIM` ``write_lock``
-    seconds (room for a slower one), growing at most twofold from one batch to the next
+    seconds (room for a slower one) at the slowest time a row of the last
+    :data:`RATE_WINDOW` batches, growing at most twofold from one batch to the next
     (eightfold while batches take under a twentieth of that). ``step`` names the
     transactions in the run's lock timings (``temp`` if not given).
     """
@@ -489,6 +499,7 @@ def _batches(
                     clear("1", {})
         return
     after: tuple[object, ...] | None = None
+    per_row: deque[float] = deque(maxlen=RATE_WINDOW)  # seconds a row of the last batches
     # the first batch as if its rows were page rows, at WRITE_RATE; then as measured
     rows = max(MIN_BATCH, min(FIRST_BATCH, int(target * WRITE_RATE / _row_bytes(ctx))))
     while True:
@@ -516,7 +527,8 @@ def _batches(
         if upto is None:
             return
         after = tuple(upto)
-        aim = BATCH_AIM * target / max(took.seconds, 1e-6)
+        per_row.append(max(took.seconds, 1e-6) / rows)
+        aim = BATCH_AIM * target / (max(per_row) * rows)
         rows = max(MIN_BATCH, int(rows * min(8.0 if aim > 12 else 2.0, max(0.25, aim))))
 
 
