@@ -355,7 +355,8 @@ def _repetitive(hashes: np.ndarray, text: str | bytes, spec: NearSpec) -> bool:
     copy with more rows of such a list inserted shares nearly all its shingles."""
     # the spaced tokens (a text without spaces counts as plain): a normalized text has one
     # space between two and none at either end (counting them: no list of the words)
-    words = text.count(" " if isinstance(text, str) else b" ") + 1 if text else 0
+    spaces = text.count(" ") if isinstance(text, str) else text.count(b" ")
+    words = spaces + 1 if text else 0
     return hashes.size < REPEATED_SHINGLES * (words - spec.shingle_size + 1)
 
 
