@@ -178,12 +178,14 @@ def sketch_texts(
         from . import kernels  # numba loads on first use, not with every command
 
         hasher = hasher or spec.hasher()
-        a, b = hasher.permutations
-        # compiled, from the UTF-8 bytes: == hasher.signature(shingle_hashes(t, k)) (tested)
+        # only the permutations the bands read (bands x rows: 111 of the default 128)
+        used = spec.bands * spec.rows
+        a, b = (p[:used] for p in hasher.permutations)
+        # compiled, from the UTF-8 bytes: == hasher.signature(shingle_hashes(t, k))[:used]
         sigs = np.array(
             [kernels.minhash_signature(t, spec.shingle_size, a, b) for t in texts],
             dtype=np.uint64,
-        ).reshape(len(texts), spec.num_perm)
+        ).reshape(len(texts), used)
         keys = minhash_band_keys(spec, sigs)
         tags = np.arange(spec.bands, dtype=np.int64) << 32
         return [(row.astype("<u4").tobytes(), (tags | row).tolist()) for row in keys]
