@@ -248,3 +248,43 @@ def test_the_keys_of_a_texts_lines_in_one_pass_equal_each_lines_key():
     texts += ["", "\n\n", "a\n\ue000 b\n", "x --\n-- y", "  \u201cq\u201d  \n\tz\t"]
     for text in texts:
         assert line_keys(text) == [line_key(line) for line in text.splitlines()], text[:80]
+
+
+def test_own_texts_cut_in_workers_or_host_by_host_equal_those_cut_here(
+    crawl, tmp_path, monkeypatch
+):
+    """Own texts are cut in worker processes, several hosts a job; a host of more than
+    KEEP_TEXTS texts in the main process, its texts read twice. All three ways give the same
+    own texts (the verified scores rest on them), thin pages and annotations."""
+    from conftest import real_texts
+
+    from webdedup.pipeline import own_content
+
+    # beside the crawl's one big host, six more: each page its site's navigation around a
+    # real text; a page of each site with a few words of its own (thin); and each text
+    # again on the next site, in that site's navigation
+    bodies = [t["text"] for t in real_texts(limit=48)]
+    rows = []
+    navs = ["\n".join(f"Site {k} {item}" for item in ("Home", "News", "Contact us", "Log in"))
+            for k in range(6)]
+    for k, nav in enumerate(navs):
+        for j in range(8):
+            body = bodies[k * 8 + j]
+            rows.append((f"https://site{k}.example/{j}", f"{nav}\n{body}\n{nav}"))
+            rows.append((f"https://site{(k + 1) % 6}.example/copy/{j}",
+                         f"{navs[(k + 1) % 6]}\n{body}"))
+        rows.append((f"https://site{k}.example/about", f"{nav}\nWe are site {k}."))
+    runs = {}
+    for name, workers, keep in (("here", 1, 2000), ("workers", 2, 2000), ("large hosts", 2, 3)):
+        monkeypatch.setattr(own_content, "KEEP_TEXTS", keep)
+        monkeypatch.setattr(own_content, "JOB_TEXTS", 7)  # several jobs, several hosts each
+        path = _copy(crawl, tmp_path, f"{name}.sqlite")
+        with sqlite3.connect(path) as conn:
+            conn.executemany("INSERT INTO pages (url, content) VALUES (?, ?)", rows)
+        conn.close()
+        result = Deduplicator(workers=workers, config=Config()).run_on_db(str(path))
+        runs[name] = (result.phases["own"], annotations(path), state(path))
+    here = runs["here"]
+    assert here[0]["hosts"] == 7 and here[0]["own"] > 96 and here[0]["thin"] > 6, here[0]
+    assert runs["workers"] == here
+    assert runs["large hosts"] == here

@@ -18,24 +18,31 @@ incremental run gives what a full run gives.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 
-from ..algorithms.own import host_line_counts, host_lines, own_text, thin_reason
+from ..algorithms.own import LineCounts, host_line_counts, host_lines, own_text, thin_reason
 from ..algorithms.text import digest_text
 from ..config import Config
+from ..parallel import ordered_map
 from ..store import sql
 from ..store.layout import Layout
 from ..store.pages import PageInput, fetch_pages, page_digest, page_text
 from ..store.state import host_pages
 from .context import PhaseResult, RunContext
+from .phase1_prepare import worker_count
 
 #: Pages read from the table at a time while a host's lines are counted.
 READ_CHUNK = 500
 #: A host's texts kept in memory between counting its lines and cutting own texts (more are
 #: read twice).
 KEEP_TEXTS = 2000
+#: Near nodes below which the own texts are cut in this process (no worker pool).
+PARALLEL_MIN_NODES = 2_000
+#: Texts of small hosts handed to a worker in one job.
+JOB_TEXTS = 500
 
 
 @dataclass(frozen=True)
@@ -52,64 +59,162 @@ def enabled(config: Config) -> bool:
 
 def run(ctx: RunContext) -> OwnResult:
     """Fill ``temp.run_own`` and ``temp.run_thin_texts`` for the run's near nodes and drop
-    the thin ones from ``temp.run_near_nodes`` (safe to run again)."""
+    the thin ones from ``temp.run_near_nodes`` (safe to run again).
+
+    The hosts come a host at a time from two cursors in host order (the hosts' texts, the
+    near nodes): nothing is held for the whole run but the thin nodes. This process reads
+    each host's texts; counting its lines and cutting its nodes' own texts (the CPU) go to
+    worker processes, several small hosts to a job (:func:`own_of_hosts`), results in host
+    order; a host of more than :data:`KEEP_TEXTS` texts stays in this process, which reads
+    its texts twice rather than hold them all.
+    """
     conn, config = ctx.conn, ctx.config
     conn.execute("DELETE FROM temp.run_own")
     conn.execute("DELETE FROM temp.run_thin_texts")
     if not enabled(config):
         return OwnResult(hosts=0, own=0, thin=0)
     name = "own_hosts_incremental" if ctx.incremental else "own_hosts_full"
-    # a host at a time, from two cursors in host order (the hosts' texts, the near nodes):
-    # nothing held for the whole run but the thin nodes (the own texts go out host by host)
     query = sql(name, host_pages=host_pages(conn)) if ctx.incremental else sql(name)
     rows = conn.execute(query, {"min_pages": int(config.segment_min_pages)})
     node_rows = _HostNodes(conn.execute(
         "SELECT p.host, p.content_hash, n.id, p.word_count FROM temp.run_near_nodes AS n "
         "JOIN temp.run_prepared AS p ON p.id = n.id WHERE p.host IS NOT NULL ORDER BY p.host"
     ))
-    hosts = own = thin = 0
-    thin_ids: list[int] = []
-    for host, group in groupby(rows, key=lambda r: r[0]):
-        texts = [(chash, pid, n) for _, chash, pid, n in group]
-        nodes, words = node_rows.of(host)
-        hosts += 1
-        keep = len(texts) <= KEEP_TEXTS  # else read again: bounded memory on a huge host
-        read = list(_texts(ctx, [pid for _, pid, _ in texts])) if keep else None
-        counts = host_line_counts(
-            zip(read or _texts(ctx, [pid for _, pid, _ in texts]), (n for _, _, n in texts),
-                strict=True)
-        )
-        lines = host_lines(counts, int(config.segment_min_pages))
-        if not lines:
-            continue
-        mine = [(i, chash, pid) for i, (chash, pid, _) in enumerate(texts) if chash in nodes]
-        again = [] if read is not None else _texts(ctx, [pid for _, _, pid in mine])
+    nodes_total = conn.execute("SELECT count(*) FROM temp.run_near_nodes").fetchone()[0]
+    workers = worker_count(config, nodes_total, minimum=PARALLEL_MIN_NODES)
+    limits = (int(config.segment_min_pages), int(config.min_words))
+    tally = _Tally()
+
+    # the hosts of the jobs handed out and not yet done, in order, with their nodes' ids
+    pending: deque[list[tuple[str, dict[str, list[int]]]]] = deque()
+
+    def jobs() -> Iterator[tuple[list[HostTexts], int, int]]:
+        batch: list[HostTexts] = []
+        ids: list[tuple[str, dict[str, list[int]]]] = []
+        size = 0
+        for host, group in groupby(rows, key=lambda r: r[0]):
+            texts = [(chash, pid, n) for _, chash, pid, n in group]
+            nodes, words = node_rows.of(host)
+            tally.hosts += 1
+            if len(texts) > KEEP_TEXTS:  # here, reading its texts twice (bounded memory)
+                tally.add(ctx, host, nodes, _large_host(ctx, texts, nodes, words, *limits))
+                continue
+            read = list(_texts(ctx, [pid for _, pid, _ in texts]))
+            mine = [(i, chash) for i, (chash, _, _) in enumerate(texts) if chash in nodes]
+            batch.append(HostTexts(read, [n for _, _, n in texts], mine,
+                                   {chash: words[chash] for _, chash in mine}))
+            ids.append((host, nodes))
+            size += len(texts)
+            if size >= JOB_TEXTS:
+                pending.append(ids)
+                yield batch, *limits
+                batch, ids, size = [], [], 0
+        if batch:
+            pending.append(ids)
+            yield batch, *limits
+
+    try:
+        for found in ordered_map(own_of_hosts, jobs(), workers):
+            for (host, nodes), cuts in zip(pending.popleft(), found, strict=True):
+                tally.add(ctx, host, nodes, cuts)
+    finally:
+        node_rows.close()
+    # (after the node cursor is done: a table is not changed under a cursor reading it)
+    conn.executemany("DELETE FROM temp.run_near_nodes WHERE id = ?", [(i,) for i in tally.thin_ids])
+    return OwnResult(hosts=tally.hosts, own=tally.own, thin=tally.thin)
+
+
+@dataclass(frozen=True)
+class HostTexts:
+    """One host's texts for :func:`own_of_hosts`: its distinct texts (``None`` for a page
+    gone meanwhile), their pages' counts, which of them are near nodes (index, content
+    hash) and each such node's word count."""
+
+    texts: list[str | None]
+    pages: list[int]
+    mine: list[tuple[int, str]]
+    words: dict[str, int]
+
+
+#: What became of a near node's text: (content hash, own text, why thin or None).
+Cut = tuple[str, str, str | None]
+
+
+def own_of_hosts(hosts: list[HostTexts], min_pages: int, min_words: int) -> list[list[Cut]]:
+    """For each host, its near nodes' texts that carry some of the host's lines, cut to
+    their own text (pure; runs in worker processes)."""
+    out = []
+    for h in hosts:
+        counts = host_line_counts(zip(h.texts, h.pages, strict=True))
+        lines = host_lines(counts, min_pages)
+        out.append(_cuts(counts, lines, ((i, c, h.texts[i]) for i, c in h.mine), h.words,
+                         min_words) if lines else [])
+    return out
+
+
+def _cuts(
+    counts: LineCounts,
+    lines: frozenset[str],
+    mine: Iterable[tuple[int, str, str | None]],
+    words: dict[str, int],
+    min_words: int,
+) -> list[Cut]:
+    out = []
+    for i, chash, text in mine:
+        if counts.lines[i].isdisjoint(lines):
+            continue  # none of the host's lines: compared whole
+        kept = own_text(text, lines)
+        out.append((chash, kept, thin_reason(digest_text(kept).n_words, words[chash], min_words)))
+    return out
+
+
+def _large_host(
+    ctx: RunContext,
+    texts: list[tuple[str, int, int]],
+    nodes: dict[str, list[int]],
+    words: dict[str, int],
+    min_pages: int,
+    min_words: int,
+) -> list[Cut]:
+    """:func:`own_of_hosts` of a host of many texts, here: its texts read once to count its
+    lines, and its near nodes' texts again to cut them."""
+    counts = host_line_counts(
+        zip(_texts(ctx, [pid for _, pid, _ in texts]), (n for _, _, n in texts), strict=True)
+    )
+    lines = host_lines(counts, min_pages)
+    if not lines:
+        return []
+    mine = [(i, chash, pid) for i, (chash, pid, _) in enumerate(texts) if chash in nodes]
+    again = _texts(ctx, [pid for _, _, pid in mine])
+    return _cuts(counts, lines, ((i, c, t) for (i, c, _), t in zip(mine, again, strict=True)),
+                 words, min_words)
+
+
+@dataclass
+class _Tally:
+    """What the cuts of the hosts so far came to (their rows go in as they come)."""
+
+    hosts: int = 0
+    own: int = 0
+    thin: int = 0
+    thin_ids: list[int] = field(default_factory=list)
+
+    def add(self, ctx: RunContext, host: str, nodes: dict[str, list[int]], cuts: list[Cut]) -> None:
         thin_rows: list[tuple[str, str, str]] = []
         own_rows: list[tuple[int, str]] = []
-        for (i, chash, _), text in zip(
-            mine, (read[i] for i, _, _ in mine) if read is not None else again, strict=True
-        ):
-            if counts.lines[i].isdisjoint(lines):
-                continue  # none of the host's lines: compared whole
-            kept = own_text(text, lines)
-            digest = digest_text(kept)
-            reason = thin_reason(digest.n_words, words[chash], config.min_words)
+        for chash, kept, reason in cuts:
             if reason is not None:
-                thin += 1
+                self.thin += 1
                 thin_rows.append((host, chash, reason))
-                thin_ids += nodes[chash]
+                self.thin_ids += nodes[chash]
             else:
-                own += len(nodes[chash])
+                self.own += len(nodes[chash])
                 own_rows += [(i, kept) for i in nodes[chash]]
-        conn.executemany(
+        ctx.conn.executemany(
             "INSERT INTO temp.run_thin_texts (host, content_hash, reason) VALUES (?, ?, ?)",
             thin_rows,
         )
-        conn.executemany("INSERT INTO temp.run_own (id, text) VALUES (?, ?)", own_rows)
-    node_rows.close()
-    # (after the node cursor is done: a table is not changed under a cursor reading it)
-    conn.executemany("DELETE FROM temp.run_near_nodes WHERE id = ?", [(i,) for i in thin_ids])
-    return OwnResult(hosts=hosts, own=own, thin=thin)
+        ctx.conn.executemany("INSERT INTO temp.run_own (id, text) VALUES (?, ?)", own_rows)
 
 
 class _HostNodes:
