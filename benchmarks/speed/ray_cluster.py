@@ -92,8 +92,10 @@ class Ports:
         low, high = ephemeral_range()
         if low - 10_000 >= 10 * WORKER_PORTS:
             self._blocks = range(10_000, low - WORKER_PORTS + 1, WORKER_PORTS)
-        else:  # a kernel whose ephemeral range starts low: the ports above it
+        elif 65_536 - high > 10 * WORKER_PORTS:  # an ephemeral range that starts low
             self._blocks = range(high + 1, 65_536 - WORKER_PORTS + 1, WORKER_PORTS)
+        else:  # no room outside it: blocks checked bindable only
+            self._blocks = range(10_000, 65_536 - WORKER_PORTS + 1, WORKER_PORTS)
         self._next = (os.getpid() * 7 + int(time.monotonic() * 1000)) % len(self._blocks)
 
     def one(self) -> int:
@@ -155,7 +157,8 @@ class Node:
     cpus: int
     object_store_mib: int
     proc: subprocess.Popen[bytes] | None = None
-    log: Path = Path()
+    temp: Path = Path()  # its temp dir (Ray's session and logs), of the attempt that started
+    log: Path = Path()  # what its ``ray start`` printed
     peak_kib: int = 0
     pids: set[int] = field(default_factory=set)
 
@@ -178,7 +181,10 @@ class LocalCluster:
         self._sampler = threading.Thread(target=self._sample, daemon=True)
 
     def __enter__(self) -> LocalCluster:
+        self._sampler.start()  # (from the start: a node's processes are known to stop())
         for attempt in range(1, START_ATTEMPTS + 1):
+            for node in self.nodes:  # (a dead node of the attempt before is not this one's)
+                node.proc = None
             self.ports = Ports()
             self.port = self.ports.one()
             self.address = f"127.0.0.1:{self.port}"
@@ -197,7 +203,6 @@ class LocalCluster:
             except BaseException:
                 self.stop()
                 raise
-        self._sampler.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -205,7 +210,7 @@ class LocalCluster:
 
     def _start(self, node: Node, k: int, attempt: int = 1) -> None:
         name = node.name if attempt == 1 else f"{node.name}-{attempt}"
-        temp = self.root / name
+        temp = node.temp = self.root / name
         temp.mkdir(parents=True, exist_ok=True)
         base = self.ports.block()  # this node's own worker ports
         one = self.ports.one
@@ -227,10 +232,10 @@ class LocalCluster:
         else:
             cmd += ["--address", self.address]
         node.log = self.root / f"{name}.log"
-        log = open(node.log, "wb")  # noqa: SIM115 - kept by the process
-        node.proc = subprocess.Popen(
-            cmd, stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True
-        )
+        with open(node.log, "wb") as log:  # (the node writes to its own copy of it)
+            node.proc = subprocess.Popen(
+                cmd, stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True
+            )
 
     def _wait_for_port(self) -> None:
         deadline = time.monotonic() + START_TIMEOUT
@@ -270,9 +275,10 @@ class LocalCluster:
     def _sample(self) -> None:
         while not self._stop.is_set():
             for node in self.nodes:
-                if node.proc is None:
+                proc = node.proc  # (one read: a new attempt sets it anew)
+                if proc is None:
                     continue
-                pids = tree(node.proc.pid)
+                pids = tree(proc.pid)
                 node.pids.update(pids)
                 node.peak_kib = max(node.peak_kib, sum(pss_kib(p) for p in pids))
             self._stop.wait(0.5)

@@ -129,13 +129,16 @@ def test_parse_timestamp_never_raises(value):
     | st.lists(st.sampled_from(["a", "b", "c", "\t", " "]), max_size=60).map("".join)
 )
 def test_repetitive_counts_the_words_of_a_normalized_text(text):
-    # sketch._repetitive counts a normalized text's words by its spaces (no list of words)
+    # sketch._repetitive counts a normalized text's words by its spaces (no list of words),
+    # of a whole text and of its sketch (capped: it may end in a space)
     from webdedup.algorithms.shingles import shingle_hashes
     from webdedup.algorithms.sketch import REPEATED_SHINGLES, NearSpec, _repetitive
 
     spec = NearSpec("minhash", 0.8, 0.5, "overlap", 0, 2, 16, 1, 50, 4, 4, 6)
     norm = normalize_text(text)
-    hashes = shingle_hashes(norm, spec.shingle_size)
-    split = hashes.size < REPEATED_SHINGLES * (len(norm.split()) - spec.shingle_size + 1)
-    assert _repetitive(hashes, norm, spec) == split
-    assert _repetitive(hashes, norm.encode("utf-8", "surrogatepass"), spec) == split
+    for cut in {len(norm), *(i + 1 for i, ch in enumerate(norm) if ch == " ")}:
+        capped = norm[:cut]
+        hashes = shingle_hashes(capped, spec.shingle_size)
+        split = hashes.size < REPEATED_SHINGLES * (len(capped.split()) - spec.shingle_size + 1)
+        assert _repetitive(hashes, capped, spec) == split
+        assert _repetitive(hashes, capped.encode("utf-8", "surrogatepass"), spec) == split

@@ -335,8 +335,8 @@ def _on_three_nodes(parquet: Path, out: Path) -> dict[str, float]:
             )
             pids = {pid for node in cluster.nodes for pid in cluster_mod.tree(node.proc.pid)}
         workers = {  # the nodes that started Ray workers for the job
-            node: list((root / node).glob("session_*/logs/worker-*.out"))
-            for node in ("head", "worker-1", "worker-2")
+            node.name: list(node.temp.glob("session_*/logs/worker-*.out"))
+            for node in cluster.nodes
         }
         left = [pid for pid in pids if cluster._ours(pid)]
     finally:

@@ -35,39 +35,42 @@ def test_a_block_with_a_bound_port_is_skipped(monkeypatch: pytest.MonkeyPatch) -
         ports = mod.Ports()
         monkeypatch.setattr(ports, "_blocks", range(busy - 3, busy + 40, mod.WORKER_PORTS))
         monkeypatch.setattr(ports, "_next", 0)
-        assert ports.block() == busy - 3 + mod.WORKER_PORTS
+        assert ports.block() in (busy + 17, busy + 37)  # (not the block that holds it)
 
 
+@pytest.mark.parametrize("refused", ["head", "worker-1"])
 def test_a_node_refused_for_its_ports_starts_the_cluster_again(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, refused: str
 ) -> None:
-    # The first start gives the head worker ports that hold its own GCS port (the CI failure's
-    # overlap, made on purpose): Ray refuses that node, and the cluster starts again.
+    # In the first start, one node gets a port inside its own worker port range (the CI
+    # failure's overlap, made on purpose): Ray refuses that node, and the cluster starts
+    # again, the other node of the first start stopped.
     blocks: list[int] = []
-    real_block = mod.Ports.block
+    trap: list[int] = []  # the port handed out inside the refused node's block
+    real_block, real_one = mod.Ports.block, mod.Ports.one
+    victim = 1 if refused == "head" else 2  # the node's block: the first start's k-th
 
     def block(self: mod.Ports) -> int:
-        first = self.port_of_head - 3 if not blocks else real_block(self)  # type: ignore[attr-defined]
-        blocks.append(first)
-        return first
-
-    real_one = mod.Ports.one
+        blocks.append(real_block(self))
+        return blocks[-1]
 
     def one(self: mod.Ports) -> int:
-        port = real_one(self)
-        if not hasattr(self, "port_of_head"):
-            self.port_of_head = port  # type: ignore[attr-defined]
-        return port
+        if len(blocks) == victim and not trap:
+            trap.append(blocks[-1] + 3)  # the node's first single port, inside its block
+            return trap[0]
+        return real_one(self)
 
     monkeypatch.setattr(mod.Ports, "block", block)
     monkeypatch.setattr(mod.Ports, "one", one)
     root = Path(tempfile.mkdtemp(prefix="wd-ray.", dir="/tmp"))  # Ray's sockets: 107 bytes
     try:
         with mod.LocalCluster(root, workers=1, object_store_mib=80) as cluster:
-            assert "is trying to use a port number" in (root / "head.log").read_text()
-            assert cluster.nodes[0].log == root / "head-2.log"
+            assert "is trying to use a port number" in (root / f"{refused}.log").read_text()
+            assert [n.log.name for n in cluster.nodes] == ["head-2.log", "worker-1-2.log"]
+            assert [n.temp.name for n in cluster.nodes] == ["head-2", "worker-1-2"]
             pids = {p for node in cluster.nodes for p in mod.tree(node.proc.pid)}  # type: ignore[union-attr]
+            pids |= {p for node in cluster.nodes for p in node.pids}  # the first start's too
         assert not [p for p in pids if cluster._ours(p)], "a Ray process was left running"
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    assert len(blocks) == 3  # the refused head, then the head and the worker of the second start
+    assert len(blocks) == victim + 2  # the first start's nodes up to the refused one, then two

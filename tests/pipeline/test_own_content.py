@@ -254,8 +254,9 @@ def test_own_texts_cut_in_workers_or_host_by_host_equal_those_cut_here(
     crawl, tmp_path, monkeypatch
 ):
     """Own texts are cut in worker processes, several hosts a job; a host of more than
-    KEEP_TEXTS texts in the main process, its texts read twice. All three ways give the same
-    own texts (the verified scores rest on them), thin pages and annotations."""
+    KEEP_TEXTS texts in the main process, its texts read twice. Every way (one process,
+    workers, every host large, the big host large among small ones) gives the same own texts
+    (the verified scores rest on them), thin pages and annotations."""
     from conftest import real_texts
 
     from webdedup.pipeline import own_content
@@ -275,16 +276,29 @@ def test_own_texts_cut_in_workers_or_host_by_host_equal_those_cut_here(
                          f"{navs[(k + 1) % 6]}\n{body}"))
         rows.append((f"https://site{k}.example/about", f"{nav}\nWe are site {k}."))
     runs = {}
-    for name, workers, keep in (("here", 1, 2000), ("workers", 2, 2000), ("large hosts", 2, 3)):
-        monkeypatch.setattr(own_content, "KEEP_TEXTS", keep)
-        monkeypatch.setattr(own_content, "JOB_TEXTS", 7)  # several jobs, several hosts each
+    ways = (("here", 1, 2000), ("workers", 2, 2000), ("large hosts", 2, 3), ("mixed", 2, 20))
+    for name, workers, keep in ways:
+        monkeypatch.setattr(own_content, "KEEP_TEXTS", keep)  # (a site host has 17 texts)
+        monkeypatch.setattr(own_content, "JOB_TEXTS", 40)  # several jobs, several hosts each
+        jobs = []
+        real = own_content.own_of_hosts
+        if workers == 1:  # (inline: what each job held can be seen)
+            def counted(hosts, *limits, jobs=jobs, real=real):
+                jobs.append(len(hosts))
+                return real(hosts, *limits)
+
+            monkeypatch.setattr(own_content, "own_of_hosts", counted)
         path = _copy(crawl, tmp_path, f"{name}.sqlite")
         with sqlite3.connect(path) as conn:
             conn.executemany("INSERT INTO pages (url, content) VALUES (?, ?)", rows)
         conn.close()
         result = Deduplicator(workers=workers, config=Config()).run_on_db(str(path))
+        monkeypatch.setattr(own_content, "own_of_hosts", real)
         runs[name] = (result.phases["own"], annotations(path), state(path))
+        if workers == 1:
+            assert max(jobs) >= 2 and len(jobs) >= 2, jobs  # several jobs of several hosts
     here = runs["here"]
     assert here[0]["hosts"] == 7 and here[0]["own"] > 96 and here[0]["thin"] > 6, here[0]
     assert runs["workers"] == here
     assert runs["large hosts"] == here
+    assert runs["mixed"] == here

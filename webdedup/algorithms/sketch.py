@@ -355,10 +355,13 @@ def _repetitive(hashes: np.ndarray, text: str | bytes, spec: NearSpec) -> bool:
     """Does ``text`` repeat shingles (lists, tables)? Then its shingle *set* says more than
     its text holds, and only the multiset measures (:func:`match_scores`) may decide: a
     copy with more rows of such a list inserted shares nearly all its shingles."""
-    # the spaced tokens (a text without spaces counts as plain): a normalized text has one
-    # space between two and none at either end (counting them: no list of the words)
-    spaces = text.count(" ") if isinstance(text, str) else text.count(b" ")
-    words = spaces + 1 if text else 0
+    # the spaced tokens (a text without spaces counts as plain), counted without a list of
+    # them: a normalized text has one space between two words and none at its start; its
+    # sketch (capped at SKETCH_CHARS) may end in one
+    if isinstance(text, str):
+        words = text.count(" ") + 1 - text.endswith(" ") if text else 0
+    else:
+        words = text.count(b" ") + 1 - text.endswith(b" ") if text else 0
     return hashes.size < REPEATED_SHINGLES * (words - spec.shingle_size + 1)
 
 

@@ -36,12 +36,13 @@ from .phase1_prepare import worker_count
 
 #: Pages read from the table at a time while a host's lines are counted.
 READ_CHUNK = 500
-#: A host's texts kept in memory between counting its lines and cutting own texts (more are
-#: read twice).
+#: A host of more texts than this is not handed to a worker but done in the main process,
+#: its texts read twice (to count its lines, then to cut them) rather than held.
 KEEP_TEXTS = 2000
 #: Near nodes below which the own texts are cut in this process (no worker pool).
 PARALLEL_MIN_NODES = 2_000
-#: Texts of small hosts handed to a worker in one job.
+#: Texts of small hosts handed to a worker in one job (a job holds up to JOB_TEXTS +
+#: KEEP_TEXTS texts; ``ordered_map`` keeps at most twice the workers' number in flight).
 JOB_TEXTS = 500
 
 
@@ -62,11 +63,13 @@ def run(ctx: RunContext) -> OwnResult:
     the thin ones from ``temp.run_near_nodes`` (safe to run again).
 
     The hosts come a host at a time from two cursors in host order (the hosts' texts, the
-    near nodes): nothing is held for the whole run but the thin nodes. This process reads
-    each host's texts; counting its lines and cutting its nodes' own texts (the CPU) go to
-    worker processes, several small hosts to a job (:func:`own_of_hosts`), results in host
-    order; a host of more than :data:`KEEP_TEXTS` texts stays in this process, which reads
-    its texts twice rather than hold them all.
+    near nodes): nothing is held for the whole run but the thin nodes and the jobs in
+    flight. This process reads each host's texts (extracting those of pages stored as HTML
+    only); counting its lines and cutting its nodes' own texts go to worker processes,
+    several small hosts to a job (:func:`own_of_hosts`), each job's results stored as they
+    come back; a host of more than :data:`KEEP_TEXTS` texts stays in this process, which
+    reads its texts twice rather than hold them all (stored at once, before the results of
+    jobs still in flight: the tables are keyed, their order does not matter).
     """
     conn, config = ctx.conn, ctx.config
     conn.execute("DELETE FROM temp.run_own")

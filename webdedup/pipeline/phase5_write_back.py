@@ -61,10 +61,10 @@ MIN_BATCH = 16  # rows: the smallest batch, however slow the disk
 #: at three million on a quiet one, 0.5 let one hold it 1.10 s).
 BATCH_AIM = 0.4
 #: Batches whose time a row is sized from: the slowest of the last few. A batch's time a row
-#: grows as the WAL grows between two checkpoints (at a million pages, 11 µs just after
-#: one, up to 27 µs 5 s of writing later) and jumps by up to 1.8× from one batch to the
-#: next; sized from the last batch alone, a fast one just after a checkpoint doubled the
-#: next.
+#: grows as the WAL grows between two checkpoints (at a million pages, about 11 µs just
+#: after one, 21-27 µs after 5 s of holds: ``benchmarks/studies/lock_holds.py``) and jumps
+#: by up to 1.8× from one batch to the next; sized from the last batch alone, a fast one
+#: just after a checkpoint doubled the next.
 RATE_WINDOW = 4
 #: Seconds of a pause between two batches: a crawler waiting for the lock gets it then.
 #: SQLite's busy handler (Python's ``timeout``) retries at least every 100 ms; with no pause
@@ -77,10 +77,10 @@ HELD_BEFORE_PAUSE = 0.5  # seconds of holding the lock, in one or more batches, 
 #: The run turns SQLite's own checkpoints off, so without these the WAL would grow to the
 #: size of the rewritten rows (the whole table in a first run: gigabytes, beside the
 #: database), and with it the WAL index that a page read searches (a hash table for each
-#: 4,096 frames): a row rewritten took twice as long 5 s of holds after a checkpoint as
-#: just after it (a million pages; after 2 s, 1.5 times). Checkpoints more often write
-#: more (a page rewritten in several windows is copied back in each): at three million
-#: pages, every 3 s wrote 3.05 times the database in all, every 5 s 2.94 times.
+#: 4,096 frames): a row rewritten took about twice as long after 5 s of holds as just
+#: after a checkpoint (a million pages; after 2 s, up to 1.7 times). Checkpoints more
+#: often write more (a page rewritten in several windows is copied back in each): at
+#: three million pages, every 3 s wrote 3.05 times the database in all.
 CHECKPOINT_AFTER = 5.0
 FIRST_BATCH = 2_000  # rows: the largest first batch of a table, before any was timed
 _LOWEST, _HIGHEST = -(2**63), 2**63 - 1  # the smallest and largest rowid SQLite allows

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Every write transaction of a run's write-back, one line each (issue #33, item 1: the
+write lock held at most about ``--write-lock`` at a time).
+
+    python -m benchmarks.studies.lock_holds \
+        ~/.cache/webdedup-bench/corpus-1000000-seed1-short-fresh.sqlite --work DIR
+
+Copies the corpus into ``DIR`` and runs a first ``webdedup db`` pass on the copy
+(``Deduplicator`` with its defaults, ``--write-lock`` 1 s unless given), with each write transaction
+(``phase5_write_back._Writer.hold``) timed and its rows counted (``total_changes``). Prints
+each transaction of the step given by ``--step`` (default: the annotations of ``pages``) —
+seconds from the start of the write-back, the lock held, rows, microseconds a row — and a
+summary of every step: transactions, the longest hold, all holds. Between two lines there
+are a pause (0.15 s) at times and the next batch's bounds; the gaps of seconds are the
+passive checkpoints (``CHECKPOINT_AFTER``).
+``--jsonl FILE`` keeps the raw lines. A million pages take about five minutes here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", type=Path, help="a pages database (copied, never written)")
+    parser.add_argument("--work", type=Path, required=True, help="where the copy goes")
+    parser.add_argument("--step", default="annotations", help="the step whose lines to print")
+    parser.add_argument("--jsonl", type=Path, help="write every transaction here too")
+    parser.add_argument("--write-lock", type=float, default=1.0, help="seconds (the default 1)")
+    args = parser.parse_args(argv)
+
+    from webdedup import Config, Deduplicator
+    from webdedup.pipeline import phase5_write_back as wb
+
+    args.work.mkdir(parents=True, exist_ok=True)
+    db = args.work / "lock-holds.sqlite"
+    for leftover in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):  # a copy of ours, no run open
+        leftover.unlink(missing_ok=True)
+    shutil.copy(args.corpus, db)
+
+    lines: list[tuple[float, str, float, int]] = []
+    hold = wb._Writer.hold
+
+    @contextmanager
+    def timed(self: wb._Writer, step: str = "last") -> Iterator[None]:
+        before, changes = len(self.holds), self.ctx.conn.total_changes
+        with hold(self, step):
+            yield
+        if len(self.holds) > before:
+            rows = self.ctx.conn.total_changes - changes
+            lines.append((time.perf_counter(), step, self.holds[-1], rows))
+
+    wb._Writer.hold = timed  # type: ignore[method-assign]
+    try:
+        started = time.perf_counter()
+        result = Deduplicator(config=Config(write_lock=args.write_lock)).run_on_db(db)
+    finally:
+        wb._Writer.hold = hold  # type: ignore[method-assign]
+    wall = time.perf_counter() - started
+    if args.jsonl:
+        with args.jsonl.open("w") as f:
+            for line in lines:
+                f.write(json.dumps(line) + "\n")
+    if not lines:
+        print("the write went in one transaction (a write under --write-lock)")
+        return 0
+    zero = lines[0][0] - lines[0][2]
+    print(f"{args.step}: at (s), held (s), rows, us a row")
+    for at, step, held, rows in lines:
+        if step == args.step:
+            print(f"{at - zero:8.2f} {held:7.3f} {rows:9,} {1e6 * held / max(rows, 1):7.1f}")
+    print("\nstep: transactions, longest hold, all holds (s)")
+    for step in dict.fromkeys(line[1] for line in lines):
+        held = [line[2] for line in lines if line[1] == step]
+        print(f"{step:28} {len(held):4} {max(held):7.3f} {sum(held):8.2f}")
+    print(
+        f"\nrun {wall:.0f} s, {result.pages:,} pages; write-back {result.timings['write_back']:.1f}"
+        f" s, longest hold {max(line[2] for line in lines):.3f} s, all holds "
+        f"{sum(line[2] for line in lines):.1f} s in {len(lines)} transactions"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
