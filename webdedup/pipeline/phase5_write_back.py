@@ -58,7 +58,11 @@ MIN_BATCH = 16  # rows: the smallest batch, however slow the disk
 #: The share of ``write_lock`` a batch is sized to take, from the time the ones before took:
 #: room for a commit that takes longer than the last (a busy disk or machine: at a million
 #: pages on a loaded machine, 0.6 with threefold growth let one batch hold the lock 2.2 s;
-#: at three million on a quiet one, 0.5 let one hold it 1.10 s).
+#: at three million on a quiet one, 0.5 let one hold it 1.10 s). Smaller batches write
+#: more, presumably the state tables' index pages that several commits touch, each time:
+#: at three million pages 0.4 and the slowest of four wrote 3.04 times the database, 0.5
+#: and the last batch alone 2.94 times (2.71 and 2.67 times less the temp files' pages
+#: that were never written out).
 BATCH_AIM = 0.4
 #: Batches whose time a row is sized from: the slowest of the last few. A batch's time a row
 #: grows as the WAL grows between two checkpoints (at a million pages, about 11 µs just
@@ -78,9 +82,8 @@ HELD_BEFORE_PAUSE = 0.5  # seconds of holding the lock, in one or more batches, 
 #: size of the rewritten rows (the whole table in a first run: gigabytes, beside the
 #: database), and with it the WAL index that a page read searches (a hash table for each
 #: 4,096 frames): a row rewritten took about twice as long after 5 s of holds as just
-#: after a checkpoint (a million pages; after 2 s, up to 1.7 times). Checkpoints more
-#: often write more (a page rewritten in several windows is copied back in each): at
-#: three million pages, every 3 s wrote 3.05 times the database in all.
+#: after a checkpoint (a million pages; after 2 s, up to 1.7 times). Every 3 s instead
+#: changed neither the run's time nor its bytes written at three million pages.
 CHECKPOINT_AFTER = 5.0
 FIRST_BATCH = 2_000  # rows: the largest first batch of a table, before any was timed
 _LOWEST, _HIGHEST = -(2**63), 2**63 - 1  # the smallest and largest rowid SQLite allows
