@@ -197,9 +197,10 @@ class LocalCluster:
                 break
             except PortTaken:
                 # another process bound one of the ports between our pick and Ray's bind
-                self._stop_nodes()
                 if attempt == START_ATTEMPTS:
+                    self.stop()  # (its sampler too)
                     raise
+                self._stop_nodes()
             except BaseException:
                 self.stop()
                 raise
