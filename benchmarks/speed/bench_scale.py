@@ -16,11 +16,18 @@ process:
 1. a first ``webdedup db`` run (minhash, webdedup's defaults): wall and CPU time (workers
    included), peak memory of the main process and of the largest worker, the peak of each
    phase (the main process's, reset at each phase), bytes written against the database's
-   size (as Linux counts them: each page of a file the process dirtied; and, of those,
-   the ones never sent to the disk because their file was deleted or truncated first,
-   such as SQLite's TEMP files) and from each of the run's phase marks to the next (what
-   ``on_phase`` announces: ``commit`` comes inside the last write transaction, so its
-   share holds that transaction's commit), and the write lock: the
+   size, and the write lock (below). Bytes written, two ways: what reached the disk (the
+   sectors the kernel wrote to the work directory's device, read from
+   ``/sys/dev/block/MAJ:MIN/stat`` between a ``sync`` before the run and one after it: the
+   whole machine's writes to that device, the file system's journal included, so a quiet
+   machine's figure), and as Linux counts them for the process (``/proc/self/io``): each
+   page of page cache the process dirtied, less those never sent to the disk because their
+   file was deleted or truncated first (SQLite's TEMP files), also from each of the run's
+   phase marks to the next (what ``on_phase`` announces: ``commit`` comes inside the last
+   write transaction, so its share holds that transaction's commit). The second over-counts
+   on a kernel whose page cache holds a file in large folios (Linux 6.18 here, ext4): a
+   write of 4 KiB into a folio of 2 MiB read ahead counts the whole folio, though only the
+   4 KiB go to the disk (``benchmarks/studies/dirty_folios.py``). The write lock: the
    longest time one write transaction held it, the total, and the longest of each step of
    the write;
 2. a nightly run after 0.1 % new pages (``--nightly``): the next ids of the corpus when it
@@ -211,6 +218,18 @@ def copy_pages(conn: sqlite3.Connection, new: int, seed: int) -> str:
     return "copies of random pages under new URLs, one in three edited"
 
 
+def device_written(path: Path) -> int | None:
+    """Bytes the kernel has written to the block device holding ``path`` since boot (its
+    sectors written, ``/sys/dev/block/MAJ:MIN/stat``; a sector there is 512 bytes), or None
+    when the device has no such file (an overlay or network file system)."""
+    dev = os.stat(path).st_dev
+    stat = Path(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}/stat")
+    try:
+        return int(stat.read_text().split()[6]) * 512
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def db_bytes(db: Path) -> int:
     return sum(p.stat().st_size for p in (db, Path(f"{db}-wal")) if p.exists())
 
@@ -256,16 +275,22 @@ def main(argv: list[str] | None = None) -> int:
     out: dict = {"pages": args.pages, "sentences": args.sentences,
                  "db_bytes_before": size_before, "cores": os.cpu_count()}
 
+    os.sync()  # the copy's writes on the disk before the run (not timed, not counted)
+    disk = device_written(args.work)
     first = child(RUN, str(db))
+    os.sync()  # the run's writes on the disk, then counted
+    after = device_written(args.work)
+    first["disk_bytes"] = None if disk is None or after is None else after - disk
     first["db_bytes"] = db_bytes(db)
     out["first"] = first
     tm = first["timings"]
     print(
         f"first run: {first['wall']:.0f} s wall, {first['cpu']:.0f} CPU-s; peak "
         f"{first['peak_mib']:.0f} MiB (largest worker {first['worker_peak_mib']:.0f} MiB); "
-        f"written {first['write_bytes'] / first['db_bytes']:.2f} x the database of "
-        f"{first['db_bytes'] / 2**30:.2f} GiB "
-        f"({(first['write_bytes'] - first['cancelled_write_bytes']) / first['db_bytes']:.2f} x "
+        f"written to the disk {_times(first['disk_bytes'], first['db_bytes'])} the database of "
+        f"{first['db_bytes'] / 2**30:.2f} GiB (as Linux counts the process's writes: "
+        f"{first['write_bytes'] / first['db_bytes']:.2f} x, "
+        f"{(first['write_bytes'] - first['cancelled_write_bytes']) / first['db_bytes']:.2f} x "
         "without the pages of files deleted before the kernel wrote them out); "
         "write lock held at most "
         f"{tm['write_lock']:.2f} s at a time ({tm['write_lock_total']:.1f} s in all)",
@@ -277,8 +302,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{k.partition('.')[2]} {v:.2f}" for k, v in tm.items() if k.startswith("write_lock.")))
     print("  peak MiB by phase: " + ", ".join(f"{k} {v}" for k, v in
                                               first["phase_peaks_mib"].items()))
-    print("  written MiB from each phase mark on: " + ", ".join(f"{k} {v / 2**20:,.0f}" for k, v in
-                                                 first["phase_written_bytes"].items()))
+    print("  written MiB (as Linux counts them) from each phase mark on: " + ", ".join(
+        f"{k} {v / 2**20:,.0f}" for k, v in first["phase_written_bytes"].items()))
 
     if args.first_only:
         args.nightly = 0
@@ -329,6 +354,10 @@ def readers(db: Path, work: Path) -> dict:
         f"{name} {q['wall']:.2f} s (HTTP {q['status']}, {q['bytes']:,} bytes)"
         for name, q in r["requests"].items()) + f"; peak {r['peak_mib']:.0f} MiB", flush=True)
     return out
+
+
+def _times(part: int | None, whole: int) -> str:
+    return "(not known here)" if part is None else f"{part / whole:.2f} x"
 
 
 def _done(args: argparse.Namespace, db: Path, out: dict) -> None:

@@ -10,10 +10,14 @@ Copies the corpus into ``DIR`` and runs a first ``webdedup db`` pass on the copy
 (``phase5_write_back._Writer.hold``) timed and its rows counted (``total_changes``). Prints
 each transaction of the step given by ``--step`` (default: the annotations of ``pages``) —
 seconds from the start of the write-back, the lock held, rows, microseconds a row — and a
-summary of every step: transactions, the longest hold, all holds. Between two lines there
-are a pause (0.15 s) at times and the next batch's bounds; the gaps of seconds are the
-passive checkpoints (``CHECKPOINT_AFTER``).
-``--jsonl FILE`` keeps the raw lines. A million pages take about five minutes here.
+summary of every step: transactions, the longest hold, all holds, and the bytes the process
+wrote in its transactions and after each (until the next: the passive checkpoints,
+``CHECKPOINT_AFTER``), as Linux counts them (``/proc/self/io``, less the cancelled bytes;
+an over-count on a kernel that keeps files in large folios, see
+``benchmarks/studies/dirty_folios.py``). Between two lines there are a pause (0.15 s) at
+times and the next batch's bounds; the gaps of seconds are the passive checkpoints.
+``--jsonl FILE`` keeps the raw lines (time, step, held, rows, and the bytes counted before
+and after). A million pages take about five minutes here.
 """
 
 from __future__ import annotations
@@ -25,6 +29,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+
+def written() -> int:
+    """Bytes this process has had written (``/proc/self/io``, less the cancelled ones)."""
+    fields = dict(line.split(": ") for line in Path("/proc/self/io").read_text().splitlines())
+    return int(fields["write_bytes"]) - int(fields["cancelled_write_bytes"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,17 +55,17 @@ def main(argv: list[str] | None = None) -> int:
         leftover.unlink(missing_ok=True)
     shutil.copy(args.corpus, db)
 
-    lines: list[tuple[float, str, float, int]] = []
+    lines: list[tuple[float, str, float, int, int, int]] = []
     hold = wb._Writer.hold
 
     @contextmanager
     def timed(self: wb._Writer, step: str = "last") -> Iterator[None]:
-        before, changes = len(self.holds), self.ctx.conn.total_changes
+        before, changes, wrote = len(self.holds), self.ctx.conn.total_changes, written()
         with hold(self, step):
             yield
         if len(self.holds) > before:
             rows = self.ctx.conn.total_changes - changes
-            lines.append((time.perf_counter(), step, self.holds[-1], rows))
+            lines.append((time.perf_counter(), step, self.holds[-1], rows, wrote, written()))
 
     wb._Writer.hold = timed  # type: ignore[method-assign]
     try:
@@ -73,17 +83,26 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     zero = lines[0][0] - lines[0][2]
     print(f"{args.step}: at (s), held (s), rows, us a row")
-    for at, step, held, rows in lines:
+    for at, step, held, rows, _, _ in lines:
         if step == args.step:
             print(f"{at - zero:8.2f} {held:7.3f} {rows:9,} {1e6 * held / max(rows, 1):7.1f}")
-    print("\nstep: transactions, longest hold, all holds (s)")
+    # the bytes between two transactions (the passive checkpoints) go to the step before
+    gaps = [nxt[4] - line[5] for line, nxt in zip(lines, lines[1:], strict=False)] + [0]
+    print("\nstep: transactions, longest hold, all holds (s), MiB written in them and after them"
+          " (as Linux counts them: benchmarks/studies/dirty_folios.py)")
     for step in dict.fromkeys(line[1] for line in lines):
-        held = [line[2] for line in lines if line[1] == step]
-        print(f"{step:28} {len(held):4} {max(held):7.3f} {sum(held):8.2f}")
+        mine = [i for i, line in enumerate(lines) if line[1] == step]
+        held = [lines[i][2] for i in mine]
+        inside = sum(lines[i][5] - lines[i][4] for i in mine) / 2**20
+        after = sum(gaps[i] for i in mine) / 2**20
+        print(f"{step:28} {len(held):4} {max(held):7.3f} {sum(held):8.2f} {inside:9,.0f}"
+              f" {after:9,.0f}")
     print(
         f"\nrun {wall:.0f} s, {result.pages:,} pages; write-back {result.timings['write_back']:.1f}"
         f" s, longest hold {max(line[2] for line in lines):.3f} s, all holds "
-        f"{sum(line[2] for line in lines):.1f} s in {len(lines)} transactions"
+        f"{sum(line[2] for line in lines):.1f} s in {len(lines)} transactions; "
+        f"{(lines[-1][5] - lines[0][4]) / 2**20:,.0f} MiB written from the first to the last, "
+        f"database {db.stat().st_size / 2**20:,.0f} MiB"
     )
     return 0
 
