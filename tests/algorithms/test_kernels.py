@@ -446,3 +446,46 @@ def test_a_text_found_in_two_halves_far_apart_is_not_dense():
         first + " " + second, first + " " + filler + " " + second, 3
     )
     assert covered / span < 0.55  # either half alone holds only half of what was found
+
+
+def _fresh(code: str) -> str:
+    """The output of ``code`` run in a fresh interpreter (numba not started yet)."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def test_numba_starts_without_importing_scipy_linalg():
+    # the kernels work, scipy.linalg was never imported, and sys.modules holds no stand-in
+    out = _fresh(
+        "import sys\n"
+        "from webdedup.algorithms.text import compiled\n"
+        "compiled().warm_up()\n"
+        "print(compiled().fold_tail(' A\\u2014\\u2014b '), 'scipy.linalg' in sys.modules,\n"
+        "      'scipy.linalg.cython_blas' in sys.modules)\n"
+    )
+    assert out == "a-b False False"
+
+
+def test_a_process_that_loaded_scipys_blas_first_keeps_numbas_blas():
+    out = _fresh(
+        "import scipy.linalg.cython_blas\n"
+        "from webdedup.algorithms.text import compiled\n"
+        "compiled().warm_up()\n"
+        "import numba.np.arraymath\n"
+        "print(numba.np.arraymath._HAVE_BLAS)\n"
+    )
+    assert out == "True"
+
+
+def test_numbas_own_linear_algebra_still_loads_scipy_when_used():
+    out = _fresh(
+        "import numba, numpy as np\n"
+        "from webdedup.algorithms.text import compiled\n"
+        "compiled().warm_up()\n"
+        "dot = numba.njit(lambda a, b: np.dot(a, b))\n"
+        "print(dot(np.ones(3), np.ones(3)))\n"
+    )
+    assert out == "3.0"

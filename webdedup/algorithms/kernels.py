@@ -17,8 +17,37 @@ the compilation (a few seconds) once per machine and numba version.
 
 from __future__ import annotations
 
+import sys
+
 import numba as nb
 import numpy as np
+
+#: The module whose import answers numba's probe for a BLAS, and numba's module that probes.
+_BLAS_PROBE, _PROBING = "scipy.linalg.cython_blas", "numba.np.arraymath"
+
+
+def _numba_without_blas_probe() -> None:
+    """Import numba's array-math module with its probe for a BLAS answered "none".
+
+    Numba's first compiled call imports ``numba.np.arraymath``, which probes for a BLAS by
+    importing ``scipy.linalg``: 0.25 of the 1.5 CPU-s numba takes to start here, about a
+    twentieth of a nightly run's CPU at a million pages (docs/benchmarks.md). No kernel
+    here uses a BLAS; the answer only makes numba's ``np.convolve`` and ``np.correlate`` (in
+    any numba code of the process) loop in place of SciPy's BLAS, and ``numba.np.linalg``
+    (``np.dot``...) still imports SciPy when first compiled. Nothing is done when SciPy's
+    BLAS or numba's module is loaded already; ``sys.modules`` is left as it was found.
+    """
+    if _BLAS_PROBE in sys.modules or _PROBING in sys.modules:
+        return
+    sys.modules[_BLAS_PROBE] = None  # type: ignore[assignment]  # its import raises ImportError
+    try:
+        __import__(_PROBING)
+    finally:
+        if _BLAS_PROBE in sys.modules and sys.modules[_BLAS_PROBE] is None:
+            del sys.modules[_BLAS_PROBE]
+
+
+_numba_without_blas_probe()  # before any kernel is called
 
 __all__ = [
     "band_collisions",
