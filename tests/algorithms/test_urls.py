@@ -850,3 +850,65 @@ def test_valid_dns_host_is_its_label_by_label_definition(host: str) -> None:
     from webdedup.algorithms.urls.canonical import _valid_dns_host
 
     assert _valid_dns_host(host) == _label_by_label(host)
+
+
+# ------------------------------------------------------------ the plain-URL path
+
+@st.composite
+def plain_like(draw: st.DrawFn) -> str:
+    """URLs near the plain form (lower-case scheme and host, ASCII): most take the plain
+    path, some just miss it (a dot segment, a ``%``, a ``;``, a ``#!``, a Wayback host)."""
+    host = draw(st.sampled_from([
+        "example.com", "www.example.com", "www.com", "a..b", "-x.org", "x_y.de", "1.2.3.4",
+        "web.archive.org", "www.web.archive.org", "example.com.", "xn--bcher-kva.example",
+        "a" * 64 + ".com", "sub.www.example.co.uk",
+    ]))
+    segment = st.text(alphabet="abcXYZ019._~!$&'()*+,=:@-%;/", max_size=8)
+    path = draw(st.lists(segment, max_size=5).map(lambda s: "/" + "/".join(s)) | st.just(""))
+    query = draw(st.just("") | st.lists(_QUERY_PARTS, max_size=4).map(
+        lambda parts: "?" + "&".join(parts)))
+    fragment = draw(st.sampled_from(["", "#", "#top", "#!", "#!/a", "#a?b#c"]))
+    scheme = draw(st.sampled_from(["http", "https"]))
+    return f"{scheme}://{host}{path}{query}{fragment}"
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(plain_like(), _ANY_URL))
+@example("http://example.com/a/..")
+@example("http://example.com/.well-known/x")
+@example("https://www.web.archive.org/web/2020/http://b.com/")
+@example("http://example.com/a?b=1+2&utm_source=x#y")
+def test_the_plain_path_gives_the_rules_key(url: str) -> None:
+    from webdedup.algorithms.urls.canonical import _by_the_rules, _plain
+
+    plain = _plain(url)
+    assert plain is None or plain == _by_the_rules(url)
+    for discard in (False, True):
+        assert canonicalize_url(url, discard_params=discard) == _by_the_rules(url, discard)
+
+
+def test_the_plain_path_on_real_urls() -> None:
+    # every URL of the real crawls and texts: the same key either way, and most are plain
+    import gzip
+    import json
+
+    from conftest import SHARED_DATA
+    from warcio.archiveiterator import ArchiveIterator
+
+    from webdedup.algorithms.urls.canonical import _by_the_rules, _plain
+
+    urls: set[str] = set()
+    for path in sorted((SHARED_DATA / "warc").glob("*.warc*")):
+        with path.open("rb") as fh:
+            for record in ArchiveIterator(fh):
+                uri = record.rec_headers.get_header("WARC-Target-URI")
+                if uri:
+                    urls.add(uri)
+    with gzip.open(SHARED_DATA / "texts.jsonl.gz", "rt", encoding="utf-8") as fh:
+        urls.update(json.loads(line).get("url") or "" for line in fh)
+    plain = 0
+    for url in urls:
+        fast = _plain(url)
+        plain += fast is not None
+        assert fast is None or fast == _by_the_rules(url), url
+    assert len(urls) > 3000 and plain > len(urls) // 2, (len(urls), plain)

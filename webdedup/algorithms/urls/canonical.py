@@ -454,6 +454,43 @@ def _canonicalize_once(url: str) -> str | None:
     return "".join(result)
 
 
+#: A URL whose canonical form needs no rule but the host's (4) and the query's (7): a
+#: lower-case ``http``/``https`` scheme, a host of lower-case letters, digits, dots, hyphens
+#: and underscores (no user, no port), a path of characters kept as they are (no ``%``, no
+#: ``;`` session parameter), an ASCII query, and no ``#!`` fragment; nothing to clean, no
+#: character outside printable ASCII. :func:`_plain` takes those (most of a crawl's URLs)
+#: without ``urlsplit`` and the Wayback and clean-up passes, and leaves every other URL to
+#: the rules in full (``tests/algorithms/test_urls.py`` checks both give the same key).
+_PLAIN = re.compile(
+    r"(?:https?)://([a-z0-9._-]+)(/[A-Za-z0-9._~!$&'()*+,=:@/-]*)?"
+    r"(?:\?([!-\"$-~]*))?(?:#(?:[\"-~][!-~]*)?)?"
+)
+
+
+def _plain(url: str) -> str | None:
+    """The canonical form of ``url`` when it is a plain URL (:data:`_PLAIN`) whose host is no
+    Wayback Machine's and whose path has no dot segment, else ``None`` (then the rules apply
+    in full: that ``None`` does not mean the URL has no canonical form).
+
+    >>> _plain("http://www.example.com/a/b/?utm_source=x&b=2&a=1#top")
+    'https://example.com/a/b?a=1&b=2'
+    >>> _plain("http://example.com/a/../b") is None, _plain("HTTP://example.com/") is None
+    (True, True)
+    """
+    match = _PLAIN.fullmatch(url)
+    if match is None:
+        return None
+    raw_host, path, query = match.groups()
+    if "archive.org" in raw_host or (path is not None and "/." in path):
+        return None  # a capture to unwrap, or a path with a dot segment maybe
+    host = normalize_host(raw_host)
+    if host is None:
+        return None
+    path = (path or "").rstrip("/") or "/"
+    query = _normalize_query(query) if query else ""
+    return "https://" + host + path + ("?" + query if query else "")
+
+
 def _canonical_host(canonical: str) -> str:
     """Host (without port) of an already canonical URL.
 
@@ -496,6 +533,14 @@ def canonicalize_url(url: str, *, discard_params: bool = False) -> str | None:
     """
     if not isinstance(url, str):
         return None
+    plain = _plain(url)
+    if plain is not None:
+        return _drop_query(plain) if discard_params else plain
+    return _by_the_rules(url, discard_params)
+
+
+def _by_the_rules(url: str, discard_params: bool = False) -> str | None:
+    """:func:`canonicalize_url` with every rule applied in turn (no :func:`_plain` path)."""
     current = url
     for _ in range(MAX_UNWRAP):
         canonical = _canonicalize_once(unwrap_archive_url(current))
