@@ -17,17 +17,18 @@ process:
    included), peak memory of the main process and of the largest worker, the peak of each
    phase (the main process's, reset at each phase), bytes written against the database's
    size, and the write lock (below). Bytes written, two ways: what reached the disk (the
-   sectors the kernel wrote to the work directory's device, read from
-   ``/sys/dev/block/MAJ:MIN/stat`` between a ``sync`` before the run and one after it: the
-   whole machine's writes to that device, the file system's journal included, so a quiet
+   sectors the kernel wrote to the devices of the work directory and the temporary one,
+   read from ``/sys/dev/block/MAJ:MIN/stat`` between a ``sync`` before the run and one after
+   it: the whole machine's writes to them, the file system's journal included, so a quiet
    machine's figure), and as Linux counts them for the process (``/proc/self/io``): each
    page of page cache the process dirtied, less those never sent to the disk because their
    file was deleted or truncated first (SQLite's TEMP files), also from each of the run's
    phase marks to the next (what ``on_phase`` announces: ``commit`` comes inside the last
-   write transaction, so its share holds that transaction's commit). The second over-counts
-   on a kernel whose page cache holds a file in large folios (Linux 6.18 here, ext4): a
-   write of 4 KiB into a folio of 2 MiB read ahead counts the whole folio, though only the
-   4 KiB go to the disk (``benchmarks/studies/dirty_folios.py``). The write lock: the
+   write transaction, so its share holds that transaction's commit). The count less the
+   cancelled pages matched the disk's figure in whole runs here (2026-11-28); on a kernel
+   whose page cache holds a file in large folios (Linux 6.18 here, ext4) a 4 KiB write into
+   a folio read ahead may count the whole folio (``benchmarks/studies/dirty_folios.py``),
+   so the count is not the disk's figure in general. The write lock: the
    longest time one write transaction held it, the total, and the longest of each step of
    the write;
 2. a nightly run after 0.1 % new pages (``--nightly``): the next ids of the corpus when it
@@ -218,16 +219,25 @@ def copy_pages(conn: sqlite3.Connection, new: int, seed: int) -> str:
     return "copies of random pages under new URLs, one in three edited"
 
 
-def device_written(path: Path) -> int | None:
-    """Bytes the kernel has written to the block device holding ``path`` since boot (its
-    sectors written, ``/sys/dev/block/MAJ:MIN/stat``; a sector there is 512 bytes), or None
-    when the device has no such file (an overlay or network file system)."""
-    dev = os.stat(path).st_dev
-    stat = Path(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}/stat")
-    try:
-        return int(stat.read_text().split()[6]) * 512
-    except (OSError, IndexError, ValueError):
-        return None
+def device_written(*paths: Path | str) -> int | None:
+    """Bytes the kernel has written since boot to the block devices holding ``paths`` (each
+    device once: its sectors written, ``/sys/dev/block/MAJ:MIN/stat``, where a sector is 512
+    bytes), or None when one has no such file (tmpfs, overlay, network, btrfs or ZFS file
+    systems: their device numbers name no block device)."""
+    total = 0
+    for dev in sorted({os.stat(path).st_dev for path in paths}):
+        stat = Path(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}/stat")
+        try:
+            total += int(stat.read_text().split()[6]) * 512
+        except (OSError, IndexError, ValueError):
+            return None
+    return total
+
+
+def run_devices(work: Path) -> list[Path | str]:
+    """Where a run writes: the work directory (the database) and SQLite's and the run's
+    temporary directory (``SQLITE_TMPDIR``, else ``TMPDIR``...: TEMP tables, spools)."""
+    return [work, os.environ.get("SQLITE_TMPDIR") or tempfile.gettempdir()]
 
 
 def db_bytes(db: Path) -> int:
@@ -276,10 +286,10 @@ def main(argv: list[str] | None = None) -> int:
                  "db_bytes_before": size_before, "cores": os.cpu_count()}
 
     os.sync()  # the copy's writes on the disk before the run (not timed, not counted)
-    disk = device_written(args.work)
+    disk = device_written(*run_devices(args.work))
     first = child(RUN, str(db))
     os.sync()  # the run's writes on the disk, then counted
-    after = device_written(args.work)
+    after = device_written(*run_devices(args.work))
     first["disk_bytes"] = None if disk is None or after is None else after - disk
     first["db_bytes"] = db_bytes(db)
     out["first"] = first

@@ -12,8 +12,8 @@ each transaction of the step given by ``--step`` (default: the annotations of ``
 seconds from the start of the write-back, the lock held, rows, microseconds a row — and a
 summary of every step: transactions, the longest hold, all holds, and the bytes the process
 wrote in its transactions and after each (until the next: the passive checkpoints,
-``CHECKPOINT_AFTER``), as Linux counts them (``/proc/self/io``, less the cancelled bytes;
-an over-count on a kernel that keeps files in large folios, see
+``CHECKPOINT_AFTER``), as Linux counts them (``/proc/self/io``, TEMP pages never written
+out included; a 4 KiB write may count a whole large folio, see
 ``benchmarks/studies/dirty_folios.py``). Between two lines there are a pause (0.15 s) at
 times and the next batch's bounds; the gaps of seconds are the passive checkpoints.
 ``--jsonl FILE`` keeps the raw lines (time, step, held, rows, and the bytes counted before
@@ -32,9 +32,11 @@ from pathlib import Path
 
 
 def written() -> int:
-    """Bytes this process has had written (``/proc/self/io``, less the cancelled ones)."""
+    """Bytes this process has had written (``/proc/self/io`` ``write_bytes``; not less the
+    cancelled ones: Linux counts those when a file is deleted, in another step than the
+    one that wrote them)."""
     fields = dict(line.split(": ") for line in Path("/proc/self/io").read_text().splitlines())
-    return int(fields["write_bytes"]) - int(fields["cancelled_write_bytes"])
+    return int(fields["write_bytes"])
 
 
 def main(argv: list[str] | None = None) -> int:

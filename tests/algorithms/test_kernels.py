@@ -458,15 +458,38 @@ def _fresh(code: str) -> str:
 
 
 def test_numba_starts_without_importing_scipy_linalg():
-    # the kernels work, scipy.linalg was never imported, and sys.modules holds no stand-in
+    # the kernels work, scipy.linalg was never imported, numba's probe is put back
     out = _fresh(
         "import sys\n"
+        "import numba.np.linalg as linalg\n"
+        "probe = linalg.ensure_blas\n"
         "from webdedup.algorithms.text import compiled\n"
         "compiled().warm_up()\n"
         "print(compiled().fold_tail(' A\\u2014\\u2014b '), 'scipy.linalg' in sys.modules,\n"
-        "      'scipy.linalg.cython_blas' in sys.modules)\n"
+        "      linalg.ensure_blas is probe)\n"
     )
-    assert out == "a-b False False"
+    assert out == "a-b False True"
+
+
+def test_another_threads_import_of_scipy_is_left_alone():
+    # numba's probe answered "none" without touching the imports: a thread importing
+    # scipy.linalg meanwhile gets it
+    out = _fresh(
+        "import threading\n"
+        "errors = []\n"
+        "def load():\n"
+        "    try:\n"
+        "        import scipy.linalg.cython_blas\n"
+        "    except Exception as exc:\n"
+        "        errors.append(repr(exc))\n"
+        "thread = threading.Thread(target=load)\n"
+        "thread.start()\n"
+        "from webdedup.algorithms.text import compiled\n"
+        "compiled().warm_up()\n"
+        "thread.join()\n"
+        "print(errors)\n"
+    )
+    assert out == "[]"
 
 
 def test_a_process_that_loaded_scipys_blas_first_keeps_numbas_blas():

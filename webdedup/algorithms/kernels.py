@@ -22,29 +22,38 @@ import sys
 import numba as nb
 import numpy as np
 
-#: The module whose import answers numba's probe for a BLAS, and numba's module that probes.
-_BLAS_PROBE, _PROBING = "scipy.linalg.cython_blas", "numba.np.arraymath"
+#: Numba's module that probes for a BLAS when imported.
+_PROBING = "numba.np.arraymath"
+
+
+def _no_blas() -> None:
+    raise ImportError("webdedup's kernels use no BLAS")
 
 
 def _numba_without_blas_probe() -> None:
     """Import numba's array-math module with its probe for a BLAS answered "none".
 
     Numba's first compiled call imports ``numba.np.arraymath``, which probes for a BLAS by
-    importing ``scipy.linalg``: 0.25 of the 1.5 CPU-s numba takes to start here, about a
-    twentieth of a nightly run's CPU at a million pages (docs/benchmarks.md). No kernel
-    here uses a BLAS; the answer only makes numba's ``np.convolve`` and ``np.correlate`` (in
-    any numba code of the process) loop in place of SciPy's BLAS, and ``numba.np.linalg``
-    (``np.dot``...) still imports SciPy when first compiled. Nothing is done when SciPy's
-    BLAS or numba's module is loaded already; ``sys.modules`` is left as it was found.
+    calling ``numba.np.linalg.ensure_blas``, which imports ``scipy.linalg``: 0.25 of the
+    1.5 CPU-s numba took to start here, about a twentieth of a nightly run's CPU at a
+    million pages (docs/benchmarks.md). No kernel here uses a BLAS. The module is imported
+    with ``ensure_blas`` swapped for one that answers "none", then put back; no import of
+    any other thread is touched. What the answer changes: numba's ``np.convolve`` and
+    ``np.correlate`` (in any numba code of the process) sum in a loop of their own instead
+    of SciPy's BLAS (a float result may differ in its last bits); ``np.dot`` and the rest of
+    ``numba.np.linalg`` still import SciPy when first compiled. Nothing is done when numba's
+    module is loaded already, or SciPy's BLAS (then the probe costs nothing).
     """
-    if _BLAS_PROBE in sys.modules or _PROBING in sys.modules:
+    if _PROBING in sys.modules or "scipy.linalg.cython_blas" in sys.modules:
         return
-    sys.modules[_BLAS_PROBE] = None  # type: ignore[assignment]  # its import raises ImportError
+    import numba.np.linalg as linalg
+
+    probe = linalg.ensure_blas
+    linalg.ensure_blas = _no_blas  # the module binds it by name, and calls it once, now
     try:
         __import__(_PROBING)
     finally:
-        if _BLAS_PROBE in sys.modules and sys.modules[_BLAS_PROBE] is None:
-            del sys.modules[_BLAS_PROBE]
+        linalg.ensure_blas = probe
 
 
 _numba_without_blas_probe()  # before any kernel is called
