@@ -48,7 +48,9 @@ def _numba_without_blas_probe() -> None:
         return
     import numba.np.linalg as linalg
 
-    probe = linalg.ensure_blas
+    probe = getattr(linalg, "ensure_blas", None)
+    if probe is None:  # another numba: its own start, as it is
+        return
     linalg.ensure_blas = _no_blas  # the module binds it by name, and calls it once, now
     try:
         __import__(_PROBING)
