@@ -32,8 +32,9 @@ BLOCK = 4096
 
 def counted() -> int:
     """This process's ``write_bytes``: each page (or folio) of page cache it dirtied."""
-    fields = dict(line.split(": ") for line in Path("/proc/self/io").read_text().splitlines())
-    return int(fields["write_bytes"])
+    from benchmarks.studies.lock_holds import written
+
+    return written()
 
 
 def on_disk(path: Path) -> int | None:

@@ -889,23 +889,10 @@ def test_the_plain_path_gives_the_rules_key(url: str) -> None:
 
 def test_the_plain_path_on_real_urls() -> None:
     # every URL of the real crawls and texts: the same key either way, and most are plain
-    import gzip
-    import json
-
-    from conftest import SHARED_DATA
-    from warcio.archiveiterator import ArchiveIterator
-
+    from benchmarks.studies.start_costs import real_urls
     from webdedup.algorithms.urls.canonical import _by_the_rules, _plain
 
-    urls: set[str] = set()
-    for path in sorted((SHARED_DATA / "warc").glob("*.warc*")):
-        with path.open("rb") as fh:
-            for record in ArchiveIterator(fh):
-                uri = record.rec_headers.get_header("WARC-Target-URI")
-                if uri:
-                    urls.add(uri)
-    with gzip.open(SHARED_DATA / "texts.jsonl.gz", "rt", encoding="utf-8") as fh:
-        urls.update(json.loads(line).get("url") or "" for line in fh)
+    urls = real_urls()
     plain = 0
     for url in urls:
         fast = _plain(url)

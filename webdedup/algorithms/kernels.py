@@ -34,9 +34,9 @@ def _numba_without_blas_probe() -> None:
     """Import numba's array-math module with its probe for a BLAS answered "none".
 
     Numba's first compiled call imports ``numba.np.arraymath``, which probes for a BLAS by
-    calling ``numba.np.linalg.ensure_blas``, which imports ``scipy.linalg``: 0.25 of the
-    1.5 CPU-s numba took to start here, about a twentieth of a nightly run's CPU at a
-    million pages (docs/benchmarks.md). No kernel here uses a BLAS. The module is imported
+    calling ``numba.np.linalg.ensure_blas``, which imports ``scipy.linalg``: 0.35 of the
+    1.55 CPU-s numba took to start here (``benchmarks/studies/start_costs.py``). No kernel
+    here uses a BLAS. The module is imported
     with ``ensure_blas`` swapped for one that answers "none", then put back; no import of
     any other thread is touched. What the answer changes: numba's ``np.convolve`` and
     ``np.correlate`` (in any numba code of the process) sum in a loop of their own instead
