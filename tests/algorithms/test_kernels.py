@@ -512,3 +512,88 @@ def test_numbas_own_linear_algebra_still_loads_scipy_when_used():
         "print(dot(np.ones(3), np.ones(3)))\n"
     )
     assert out == "3.0"
+
+
+def reference_digest_parts(text: str, cap: int) -> tuple[int, tuple[int, int, int], int]:
+    """:func:`kernels.digest_parts` by its definition: characters, length parts, the UTF-8
+    length of the first ``cap`` characters."""
+    cut = len(text[:cap].encode("utf-8", "surrogatepass"))
+    return len(text), reference_length_parts(text), cut
+
+
+def test_digest_parts_equal_the_definition_on_every_real_text() -> None:
+    # ASCII texts too: the word steps take eight ASCII bytes at a time
+    for i, text in enumerate(TEXTS):
+        cap = (0, 7, 8, 9, 1000, 10**9)[i % 6]
+        data = text.encode("utf-8", "surrogatepass")
+        assert kernels.digest_parts(data, cap) == reference_digest_parts(text, cap)
+
+
+_WORD_ALPHABET = st.sampled_from(
+    # the bytes around the whitespace ones, then a few that are not ASCII
+    list("ab!~\x7f\x00\x08\x09\x0a\x0b\x0c\x0d\x0e\x1b\x1c\x1d\x1e\x1f\x20\x21")
+    + list("é東ไ\u3000\u00a0\x85")
+)
+
+
+@settings(max_examples=800, deadline=None, derandomize=True)
+@given(st.text(alphabet=_WORD_ALPHABET, max_size=60), st.integers(0, 70))
+def test_digest_parts_equal_the_definition_across_word_edges(text: str, cap: int) -> None:
+    # runs of ASCII that start, end and break a token at every offset of an 8-byte word
+    assert kernels.digest_parts(text.encode(), cap) == reference_digest_parts(text, cap)
+
+
+def _placed(text: str, size: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    words, weights = kernels._weighted_tokens(kernels.text_bytes(text), kernels._TABLE)
+    return (*kernels._placed_shingles(words, size), weights)
+
+
+def _depths(text: str, other: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray]:
+    hashes, starts, lengths, weights = _placed(text)
+    by_table = np.zeros(weights.size + 1, dtype=np.int64)
+    ok = kernels._matched_by_table(hashes, starts, lengths, other, by_table)
+    by_sorting = np.zeros(weights.size + 1, dtype=np.int64)
+    kernels._matched_by_sorting(hashes, starts, lengths, other, by_sorting)
+    return ok, by_table, by_sorting
+
+
+def test_coverage_by_table_matches_as_sorting_does_on_real_texts() -> None:
+    # pairs of real texts that share lines (a text and a reordered, trimmed, doubled copy)
+    checked = 0
+    for i, text in enumerate(TEXTS[:600:3]):
+        lines = text.split("\n")
+        copy = "\n".join(lines[1:] + lines[: i % 4] + lines[:2])  # moved, repeated lines
+        other = _placed(copy)[0]
+        ok, by_table, by_sorting = _depths(text, other)
+        assert ok
+        assert np.array_equal(by_table, by_sorting)
+        checked += int(by_sorting.any())
+    assert checked > 100
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from("a b c d e".split()), max_size=40),
+       st.lists(st.sampled_from("a b c d e".split()), max_size=40))
+def test_coverage_by_table_counts_repeats_as_a_multiset(a: list[str], b: list[str]) -> None:
+    ok, by_table, by_sorting = _depths(" ".join(a), _placed(" ".join(b))[0])
+    assert ok
+    assert np.array_equal(by_table, by_sorting)
+
+
+def test_shingles_crowding_the_table_give_way_to_sorting() -> None:
+    # hashes whose low bits are all equal fall in one slot: the table gives up, and the
+    # coverage is still that of sorting
+    text = " ".join(f"w{i}" for i in range(3000))
+    hashes, starts, lengths, weights = _placed(text)
+    crowded = (np.arange(hashes.size, dtype=np.uint64) + np.uint64(1)) << np.uint64(40)
+    mine = crowded.copy()
+    mine[::2] = hashes[::2]  # half of its shingles found in the other text
+    other = np.concatenate([crowded[1::2], hashes[::2]])
+    depth = np.zeros(weights.size + 1, dtype=np.int64)
+    assert not kernels._matched_by_table(mine, starts, lengths, other, depth)
+    expected = np.zeros(weights.size + 1, dtype=np.int64)
+    kernels._matched_by_sorting(mine, starts, lengths, other, expected)
+    assert expected.any()
+    covered, span = kernels._covered_span(expected, weights, weights.size)
+    total = int(weights.sum())
+    assert kernels._covered(mine, starts, lengths, weights, other) == (covered, total, span)

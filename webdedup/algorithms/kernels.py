@@ -185,16 +185,47 @@ def _is_cjk(cp: int) -> bool:
     )
 
 
+#: Eight bytes at a time (:func:`_digest_parts`): the high bit of each byte, and the sums
+#: that move a byte from 9, 14, 28 and 33 up into its high bit (no carry from an ASCII byte).
+_HIGH = _U64(0x8080808080808080)
+_BYTES = _U64(0x0101010101010101)
+_FROM_9, _FROM_14 = _U64(0x77 * 0x0101010101010101), _U64(0x72 * 0x0101010101010101)
+_FROM_28, _FROM_33 = _U64(0x64 * 0x0101010101010101), _U64(0x5F * 0x0101010101010101)
+_S7, _S8, _S56 = _U64(7), _U64(8), _U64(56)
+#: The word steps read a byte's neighbour as the next lower byte of a word.
+_LITTLE_ENDIAN = sys.byteorder == "little"
+
+
 @nb.njit(cache=True, nogil=True)
 def _digest_parts(buf: np.ndarray, cap: int) -> tuple[int, int, int, int, int]:
     """(characters, other tokens, CJK characters, South-East Asian characters, the byte
-    offset of character ``cap``, or the size when there are fewer) of UTF-8 ``buf``."""
+    offset of character ``cap``, or the size when there are fewer) of UTF-8 ``buf``.
+
+    Eight ASCII bytes at a time where they are (most of the bytes of most texts, Latin
+    accents and all: three times faster on real texts than a byte at a time): a byte is
+    whitespace when it lies in 9-13 or 28-32, a token starts at a byte that is not after
+    one that is, both found for the eight bytes at once in one 64-bit word."""
     n = buf.size
     chars = other = cjk = sea = 0
     cut = n
     in_run = False
+    words = buf[: n - n % 8].view(np.uint64)
     i = 0
     while i < n:
+        if _LITTLE_ENDIAN and i % 8 == 0 and i + 8 <= n:
+            w = words[i // 8]
+            if (w & _HIGH) == 0:  # eight ASCII bytes
+                if cut == n and chars + 8 > cap:
+                    cut = i + cap - chars
+                space = (((w + _FROM_9) & ~(w + _FROM_14)) | ((w + _FROM_28) & ~(w + _FROM_33)))
+                space &= _HIGH
+                after_space = (space << _S8) | (_U64(0) if in_run else _U64(0x80))
+                starts = ~space & _HIGH & after_space
+                other += np.int64(((starts >> _S7) * _BYTES) >> _S56)
+                in_run = (space >> _S56) == 0
+                chars += 8
+                i += 8
+                continue
         if chars == cap and cut == n:
             cut = i
         chars += 1
@@ -511,6 +542,12 @@ def _placed_shingles(words: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarr
 STRETCH_EDGE = 16
 
 
+#: Probes of :func:`_matched_by_table` a shingle may take on average before it gives way to
+#: :func:`_matched_by_sorting` (shingle hashes that crowd a few slots of the table: texts made
+#: to collide there; real texts probe about once a shingle).
+TABLE_PROBES = 8
+
+
 @nb.njit(cache=True, nogil=True)
 def _covered(
     hashes: np.ndarray,
@@ -530,6 +567,74 @@ def _covered(
         total += weights[i]
     if n == 0 or other.size == 0:
         return 0, total, 0
+    depth = np.zeros(n + 1, dtype=np.int64)
+    if not _matched_by_table(hashes, starts, lengths, other, depth):
+        depth[:] = 0
+        _matched_by_sorting(hashes, starts, lengths, other, depth)
+    covered, span = _covered_span(depth, weights, n)
+    return covered, total, span
+
+
+@nb.njit(cache=True, nogil=True)
+def _matched_by_table(
+    hashes: np.ndarray,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    other: np.ndarray,
+    depth: np.ndarray,
+) -> bool:
+    """:func:`_covered`'s multiset matching with a hash table of ``other`` (open addressing,
+    the hashes' low bits: they are mixed already): each shingle marks the tokens it covers in
+    ``depth`` (+1 at its first, -1 after its last). Linear in the shingles, where sorting and
+    binary search took three times as long on real candidate pairs. Returns False, with
+    ``depth`` part done, when the probes exceed :data:`TABLE_PROBES` a shingle."""
+    cap = 16
+    while cap < 2 * other.size:
+        cap *= 2
+    mask = cap - 1
+    keys = np.empty(cap, dtype=np.uint64)
+    left = np.full(cap, -1, dtype=np.int64)  # occurrences of the slot's key left; -1: empty
+    budget = TABLE_PROBES * (other.size + hashes.size)
+    for m in range(other.size):
+        h = other[m]
+        at = np.int64(h & np.uint64(mask))
+        while left[at] >= 0 and keys[at] != h:
+            at = (at + 1) & mask
+            budget -= 1
+        if left[at] < 0:
+            keys[at] = h
+            left[at] = 1
+        else:
+            left[at] += 1
+        if budget < 0:
+            return False
+    for m in range(hashes.size):
+        h = hashes[m]
+        at = np.int64(h & np.uint64(mask))
+        while left[at] >= 0:
+            if keys[at] == h:
+                if left[at] > 0:
+                    left[at] -= 1
+                    depth[starts[m]] += 1
+                    depth[starts[m] + lengths[m]] -= 1
+                break
+            at = (at + 1) & mask
+            budget -= 1
+        if budget < 0:
+            return False
+    return True
+
+
+@nb.njit(cache=True, nogil=True)
+def _matched_by_sorting(
+    hashes: np.ndarray,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    other: np.ndarray,
+    depth: np.ndarray,
+) -> None:
+    """:func:`_matched_by_table`'s matching by sorting ``other`` and searching it (n log n
+    whatever the hashes)."""
     pool = np.sort(other)
     # values and how many of each are left to match
     values = np.empty(pool.size, dtype=np.uint64)
@@ -543,15 +648,12 @@ def _covered(
             left[u] = 1
             u += 1
     values, left = values[:u], left[:u]
-    depth = np.zeros(n + 1, dtype=np.int64)
     for m in range(hashes.size):
         at = np.searchsorted(values, hashes[m])
         if at < u and values[at] == hashes[m] and left[at] > 0:
             left[at] -= 1
             depth[starts[m]] += 1
             depth[starts[m] + lengths[m]] -= 1
-    covered, span = _covered_span(depth, weights, n)
-    return covered, total, span
 
 
 @nb.njit(cache=True, nogil=True)

@@ -360,8 +360,9 @@ def _repetitive(hashes: np.ndarray, text: str | bytes, spec: NearSpec) -> bool:
     # sketch (capped at SKETCH_CHARS) may end in one
     if isinstance(text, str):
         words = text.count(" ") + 1 - text.endswith(" ") if text else 0
-    else:
-        words = text.count(b" ") + 1 - text.endswith(b" ") if text else 0
+    else:  # (numpy counts bytes several times faster than bytes.count)
+        spaces = int(np.count_nonzero(np.frombuffer(text, dtype=np.uint8) == 0x20))
+        words = spaces + 1 - text.endswith(b" ") if text else 0
     return hashes.size < REPEATED_SHINGLES * (words - spec.shingle_size + 1)
 
 
