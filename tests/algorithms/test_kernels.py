@@ -281,6 +281,27 @@ def test_compiled_normalizer_where_neighbours_interact(text: str) -> None:
     assert normalize_text(text) == reference_normalize(text)
 
 
+_ASCII_WORD_ALPHABET = st.sampled_from(
+    # ASCII around what the word steps test (whitespace, hyphens, upper case), the other
+    # whitespace bytes and a few code points that are not ASCII (the byte steps between)
+    list("aZ@[`{-,.\x00\x08\x09\x0a\x0d\x0e\x1b\x1c\x1f \x21") + ["  ", "--", "Ab", "- -"]
+    + list("\u00e9\u00c9\u2014\u00a0\u3000")
+)
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True)
+@given(st.lists(_ASCII_WORD_ALPHABET, max_size=40).map("".join))
+def test_compiled_normalizer_across_ascii_words(text: str) -> None:
+    """Runs of ASCII met eight bytes at a time, at every offset: whitespace and hyphen runs
+    that start, end or cross a word, upper case next to the letters around it, leading and
+    trailing whitespace; with the table and without (fold_tail)."""
+    assert _fast(text) == reference_normalize(text)
+    shifted = "Q" * (len(text) % 8) + text  # the same text at another offset of the words
+    assert _fast(shifted) == reference_normalize(shifted)
+    folded = text.lower()  # fold_tail's input: NFKC, case-folded (these characters are)
+    assert kernels.fold_tail(folded) == reference_normalize(folded)
+
+
 def test_compiled_normalizer_leaves_neighbour_dependent_text_to_the_str_steps() -> None:
     assert _fast("cafe\u0301") is None  # a combining mark
     assert _fast("\u1100\u1161") is None  # Hangul L + V compose

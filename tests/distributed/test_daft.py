@@ -666,3 +666,53 @@ def test_a_run_cut_into_parts_gives_the_same_answer(
     verdicts = tmp_path / "reviewed-parts"
     run("daft", f"{reviewed['parquet']}/*.parquet", "--out", verdicts, "-q")
     assert daft_annotations(verdicts) == annotations(reviewed["full"])
+
+
+def test_export_parquet_writes_files_in_row_groups_bounded_by_bytes(
+    corpus: dict[str, Path], tmp_path: Path,
+) -> None:
+    """A file of ``rows_per_file`` rows is written a row group of about ``group_bytes`` at a
+    time (the export holds one group, not a file's rows); the rows are those of one group a
+    file."""
+    from webdedup.distributed.parquet import export_parquet
+
+    whole = export_parquet(corpus["corpus"], tmp_path / "whole", rows_per_file=70)
+    grouped = export_parquet(corpus["corpus"], tmp_path / "grouped", rows_per_file=70,
+                             group_bytes=20_000)
+    assert (grouped.pages, grouped.files) == (whole.pages, whole.files) == (PAGES, -(-PAGES // 70))
+    for name in sorted(p.name for p in (tmp_path / "whole").glob("*.parquet")):
+        one, many = (pq.ParquetFile(tmp_path / d / name) for d in ("whole", "grouped"))
+        assert one.metadata.num_rows == many.metadata.num_rows
+        assert one.metadata.num_row_groups == 1
+        assert many.metadata.num_row_groups > 1
+        assert many.read().equals(one.read())
+        sizes = [many.metadata.row_group(i).num_rows for i in range(many.metadata.num_row_groups)]
+        assert max(sizes) < one.metadata.num_rows
+
+
+def test_export_parquet_decodes_cells_as_reads_do(tmp_path: Path) -> None:
+    """Columns of well-formed UTF-8 go to Arrow as they are; a column with a cell that is not
+    (a TEXT cell of bad bytes, a BLOB, a number) is decoded a cell at a time, as reads do."""
+    from webdedup.distributed.parquet import export_parquet
+
+    db = tmp_path / "odd.sqlite"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, url TEXT, content TEXT)")
+    rows = [
+        (1, "https://a.example/1", "plain caf\u00e9 text"),
+        (2, "https://a.example/2", None),
+        (3, "https://a.example/3", "\u6771\u4eac"),
+    ]
+    conn.executemany("INSERT INTO pages VALUES (?, ?, ?)", rows)
+    conn.commit()
+    export_parquet(db, tmp_path / "good")
+    conn.execute("INSERT INTO pages VALUES (4, 42, CAST(x'6f6b20ff20c3' AS TEXT))")
+    conn.execute("INSERT INTO pages VALUES (5, 'https://a.example/5', x'e282ac21')")
+    conn.commit()
+    conn.close()
+    export_parquet(db, tmp_path / "odd")
+    good = pq.read_table(tmp_path / "good").to_pydict()
+    odd = pq.read_table(tmp_path / "odd").to_pydict()
+    assert list(zip(good["id"], good["url"], good["content"], strict=True)) == rows
+    assert odd["url"][3:] == ["42", "https://a.example/5"]
+    assert odd["content"] == [r[2] for r in rows] + ["ok \ufffd \ufffd", "\u20ac!"]

@@ -185,12 +185,17 @@ def _is_cjk(cp: int) -> bool:
     )
 
 
-#: Eight bytes at a time (:func:`_digest_parts`): the high bit of each byte, and the sums
-#: that move a byte from 9, 14, 28 and 33 up into its high bit (no carry from an ASCII byte).
+#: Eight ASCII bytes at a time, in one 64-bit word (:func:`_normalize`, :func:`_digest_parts`):
+#: the high bit of each byte, and the sums that move a byte from 9, 14, 28 and 33 up into
+#: its high bit (no carry out of an ASCII byte): bytes in 9-13 and 28-32 are whitespace;
+#: 45 is a hyphen, 65-90 the upper-case letters.
 _HIGH = _U64(0x8080808080808080)
 _BYTES = _U64(0x0101010101010101)
 _FROM_9, _FROM_14 = _U64(0x77 * 0x0101010101010101), _U64(0x72 * 0x0101010101010101)
 _FROM_28, _FROM_33 = _U64(0x64 * 0x0101010101010101), _U64(0x5F * 0x0101010101010101)
+_FROM_45, _FROM_46 = _U64(0x53 * 0x0101010101010101), _U64(0x52 * 0x0101010101010101)
+_FROM_65, _FROM_91 = _U64(0x3F * 0x0101010101010101), _U64(0x25 * 0x0101010101010101)
+_SPACES = _U64(0x20 * 0x0101010101010101)
 _S7, _S8, _S56 = _U64(7), _U64(8), _U64(56)
 #: The word steps read a byte's neighbour as the next lower byte of a word.
 _LITTLE_ENDIAN = sys.byteorder == "little"
@@ -324,8 +329,12 @@ def _normalized_room(buf: np.ndarray, table: np.ndarray) -> int:
     n = buf.size
     limit = table.shape[1]
     room = n + 16
+    words = buf[: n - n % 8].view(np.uint64)
     i = 0
     while limit > 0 and i < n:
+        if i % 8 == 0 and i + 8 <= n and (words[i // 8] & _HIGH) == 0:
+            i += 8  # eight ASCII bytes
+            continue
         if buf[i] < 0x80:
             i += 1
             continue
@@ -355,8 +364,39 @@ def _normalize(buf: np.ndarray, table: np.ndarray, points: np.ndarray) -> tuple[
     size = 0  # at most one the whitespace before it did not write, a code point <= 4 bytes
     pending_space = False  # for each code point of its mapping
     prev_hyphen = False
+    words = buf[: n - n % 8].view(np.uint64)
     i = 0
     while i < n:
+        if _LITTLE_ENDIAN and i % 8 == 0 and i + 8 <= n and (words[i // 8] & _HIGH) == 0:
+            w = words[i // 8]  # eight ASCII bytes: written at once when they are plain
+            space = (((w + _FROM_9) & ~(w + _FROM_14)) | ((w + _FROM_28) & ~(w + _FROM_33)))
+            space &= _HIGH
+            hyphen = (w + _FROM_45) & ~(w + _FROM_46) & _HIGH
+            # plain: no whitespace or hyphen next to another, a first byte that is
+            # whitespace only right after a written character, a hyphen not after one
+            plain = (space & (space << _S8)) == 0 and (hyphen & (hyphen << _S8)) == 0
+            if space & _U64(0x80):
+                plain = plain and size > 0 and not pending_space
+            if hyphen & _U64(0x80):
+                plain = plain and not prev_hyphen
+            if plain:
+                upper = (w + _FROM_65) & ~(w + _FROM_91) & _HIGH
+                w |= upper >> _U64(2)  # lower case: + 0x20
+                whole = (space >> _S7) * _U64(0xFF)  # each whitespace byte, as a space
+                w = (w & ~whole) | (_SPACES & whole)
+                if pending_space:  # (the first byte is not whitespace then)
+                    out[size] = 0x20
+                    size += 1
+                for j in range(8):
+                    out[size + j] = np.uint8((w >> _U64(8 * j)) & _U64(0xFF))
+                if space >> _S56:  # the last byte is whitespace: a pending space
+                    size += 7
+                    pending_space, prev_hyphen = True, False
+                else:
+                    size += 8
+                    pending_space, prev_hyphen = False, (hyphen >> _S56) != 0
+                i += 8
+                continue
         b = np.int64(buf[i])
         if b < 0x80:  # ASCII: lower case, whitespace runs, hyphen runs
             if (9 <= b <= 13) or (28 <= b <= 32):

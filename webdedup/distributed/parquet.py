@@ -16,8 +16,10 @@ Works before any ``webdedup db`` run; the database is only read.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..algorithms.timestamps import parse_timestamp
 from ..config import Columns
@@ -28,8 +30,13 @@ from ..store.pages import as_text
 from ..store.state import stored_columns
 from ..store.verdicts import cannot_links, pin_ranks, read_verdicts
 
-#: Rows per Parquet file (and per read from SQLite).
+#: Rows per Parquet file.
 ROWS_PER_FILE = 50_000
+#: Bytes of page cells (texts, HTML, URLs) read from SQLite and written as one row group: a
+#: file is written a row group at a time, so the export's memory follows this, not the pages'
+#: lengths (50,000 rows at a time held 1,070 MiB for short pages, and would hold gigabytes of
+#: whole HTML pages).
+ROW_GROUP_BYTES = 16 * 2**20
 #: The page columns written, in order (then :data:`VERDICT_COLUMNS`).
 PARQUET_COLUMNS = ("id", "url", "content", "html", "datetime", "crawled", "category", "lang")
 #: The reviewers' verdicts, as columns of the pages they name.
@@ -53,11 +60,14 @@ def export_parquet(
     *,
     busy_timeout: float = 5.0,
     rows_per_file: int = ROWS_PER_FILE,
+    group_bytes: int = ROW_GROUP_BYTES,
 ) -> ParquetExport:
     """Write the pages of ``db`` into ``directory`` as ``part-00000.parquet``...
 
     ``columns``: the table and column mapping (default: the last run's, else webdedup's
-    defaults). ``directory`` must not hold Parquet files already.
+    defaults). ``directory`` must not hold Parquet files already. Each file of
+    ``rows_per_file`` rows is written in row groups of about ``group_bytes`` bytes of cells
+    (at least one row each).
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -68,6 +78,7 @@ def export_parquet(
             f"{out} already holds Parquet files (or is a file); give a new directory"
         )
     conn = connect(db, busy_timeout=busy_timeout, write=False)
+    writer: pq.ParquetWriter | None = None
     try:
         if columns is None or columns == Columns():
             stored = stored_columns(conn)
@@ -86,23 +97,31 @@ def export_parquet(
         for a, b in sorted(cannot_links(verdicts)):
             apart.setdefault(a, []).append(b)
             apart.setdefault(b, []).append(a)
+        conn.text_factory = bytes  # cells as read: whole columns checked and decoded by Arrow
         cursor = conn.execute(layout.select_pages() + " ORDER BY 1")
         pages = files = 0
-        while rows := cursor.fetchmany(rows_per_file):
-            data = {name: [] for name in schema.names}  # type: dict[str, list[object]]
-            for row in rows:
-                for name, value in zip(PARQUET_COLUMNS, row, strict=True):
-                    if name in ("datetime", "crawled"):
-                        data[name].append(_when(value))
-                    else:
-                        data[name].append(value if name == "id" else _text(value))
-                data["canonical_rank"].append(pins.get(row[0]))
-                data["not_duplicate_of"].append(apart.get(row[0]))
-            pq.write_table(
-                pa.table(data, schema=schema), out / f"part-{files:05d}.parquet"
-            )
+        in_file = 0  # rows in the file being written
+        while rows := _row_group(cursor, rows_per_file - in_file, group_bytes):
+            cells = list(zip(*rows, strict=True))  # a column at a time
+            data: dict[str, Any] = {"id": pa.array(cells[0], pa.int64())}
+            for name, column in zip(PARQUET_COLUMNS[1:], cells[1:], strict=True):
+                when = name in ("datetime", "crawled")
+                data[name] = _string_column(column, _when if when else _text)
+            data["canonical_rank"] = [pins.get(i) for i in cells[0]]
+            data["not_duplicate_of"] = [apart.get(i) for i in cells[0]]
+            del cells
+            if writer is None:
+                writer = pq.ParquetWriter(out / f"part-{files:05d}.parquet", schema)
+            writer.write_table(pa.table(data, schema=schema))  # one row group
             pages += len(rows)
-            files += 1
+            in_file += len(rows)
+            del rows, data  # (before the next group is read: one group's rows at a time)
+            if in_file >= rows_per_file:
+                writer.close()
+                writer, in_file, files = None, 0, files + 1
+        if writer is not None:
+            writer.close()
+            writer, files = None, files + 1
         conn.execute("COMMIT")
         return ParquetExport(str(out), pages, files)
     except WebdedupError:
@@ -110,7 +129,38 @@ def export_parquet(
     except sqlite3.Error as exc:
         raise translate(exc, str(db)) from exc
     finally:
+        if writer is not None:  # (stopped halfway: the file is closed, if incomplete)
+            writer.close()
         conn.close()
+
+
+def _row_group(cursor: sqlite3.Cursor, most: int, size: int) -> list[tuple[Any, ...]]:
+    """The next rows of ``cursor``: at most ``most``, and no more once their cells hold
+    ``size`` bytes (one row at least, however large)."""
+    rows: list[tuple[Any, ...]] = []
+    held = 0
+    while len(rows) < most and held < size:
+        row = cursor.fetchone()
+        if row is None:
+            break
+        rows.append(row)
+        held += sum(len(v) for v in row if isinstance(v, (str, bytes)))
+    return rows
+
+
+def _string_column(cells: Sequence[object], as_str: Callable[[object], str | None]) -> Any:
+    """A column of cells read as bytes, as an Arrow string array: a column of well-formed
+    UTF-8 (and NULLs) is checked and taken by Arrow as it is (no Python ``str`` a cell:
+    at several bytes a character they held most of the export's memory); any other is
+    made a cell at a time by ``as_str`` (:func:`_text` or :func:`_when`)."""
+    import pyarrow as pa
+
+    if all(c is None or isinstance(c, bytes) for c in cells) and as_str is _text:
+        try:
+            return pa.array(cells, pa.binary()).cast(pa.string())
+        except pa.ArrowInvalid:  # not well-formed UTF-8 somewhere: decoded leniently
+            pass
+    return pa.array([as_str(c) for c in cells], pa.string())
 
 
 def _when(value: object) -> str | None:
