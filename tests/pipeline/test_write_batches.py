@@ -336,15 +336,25 @@ def test_a_batched_write_checkpoints_between_batches_so_the_wal_stays_small(
     tmp_path, monkeypatch
 ):
     """The run turns SQLite's automatic checkpoints off; a batched write copies the WAL back
-    between its batches (passive checkpoints), so the WAL restarts instead of growing to the
-    size of every rewritten row, and the results are the same."""
+    as it goes (passive checkpoints, in a thread of their own, on a connection of their
+    own), so the WAL restarts instead of growing to the size of every rewritten row, and
+    the results are the same."""
     from webdedup.pipeline import phase5_write_back
 
     pages = crawl(60)
     paths: dict[str, Path] = {}
     wal: dict[str, int] = {}
-    for name, after in (("never", float("inf")), ("every batch", 0.0)):
-        monkeypatch.setattr(phase5_write_back, "CHECKPOINT_AFTER", after)
+    made: list[int] = []
+
+    class Counted(phase5_write_back._Checkpointer):
+        def close(self, quiet: bool = False) -> None:
+            super().close(quiet)
+            made.append(self.checkpoints)
+
+    monkeypatch.setattr(phase5_write_back, "_Checkpointer", Counted)
+    monkeypatch.setattr(phase5_write_back, "CHECKPOINT_AFTER", 0.0)  # caught up each batch
+    for name, on in (("never", False), ("every batch", True)):
+        monkeypatch.setattr(phase5_write_back, "CHECKPOINTS", on)
         paths[name] = write_pages(tmp_path / f"{name}.sqlite", pages)
 
         def between(phase: str, name: str = name) -> None:  # the WAL's size between batches
@@ -355,8 +365,25 @@ def test_a_batched_write_checkpoints_between_batches_so_the_wal_stays_small(
         result = Deduplicator(write_lock=TINY, on_phase=between).run_on_db(paths[name])
         assert result.phases["write_back"]["transactions"] > 10
     assert wal["every batch"] * 3 < wal["never"], wal
+    assert len(made) == 1 and made[0] > 1, made  # checkpoints while the batches went on
     assert annotations(paths["every batch"]) == annotations(paths["never"])
     assert state(paths["every batch"]) == state(paths["never"])
+
+
+def test_a_failed_checkpoint_stops_the_run_with_its_error(tmp_path, monkeypatch):
+    """A checkpoint that fails in its thread (here: its connection cannot open the file) is
+    not lost: the run stops with it once the batches are written, and the next run is full
+    (the stored state is marked as being rewritten)."""
+    from webdedup.errors import WebdedupError
+    from webdedup.pipeline import phase5_write_back
+
+    path = write_pages(tmp_path / "crawl.sqlite", crawl(30))
+    gone = tmp_path / "no such folder" / "crawl.sqlite"
+    monkeypatch.setattr(phase5_write_back, "_main_file", lambda conn: str(gone))
+    with pytest.raises(WebdedupError, match="no such folder"):
+        Deduplicator(write_lock=TINY).run_on_db(path)
+    monkeypatch.undo()
+    assert Deduplicator().run_on_db(path).mode == "full"
 
 
 def test_no_checkpoint_on_a_connection_the_caller_passed_in(tmp_path, monkeypatch):
@@ -364,7 +391,8 @@ def test_no_checkpoint_on_a_connection_the_caller_passed_in(tmp_path, monkeypatc
     connection (its checkpoints off, even) is left to the caller's policy."""
     from webdedup.pipeline import phase5_write_back
 
-    monkeypatch.setattr(phase5_write_back, "CHECKPOINT_AFTER", 0.0)
+    made: list[str] = []
+    monkeypatch.setattr(phase5_write_back, "_Checkpointer", lambda *a: made.append("one"))
     path = write_pages(tmp_path / "crawl.sqlite", crawl(30))
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode = wal")
@@ -376,6 +404,7 @@ def test_no_checkpoint_on_a_connection_the_caller_passed_in(tmp_path, monkeypatc
     conn.close()
     assert result.phases["write_back"]["transactions"] > 10
     assert not [s for s in said if "wal_checkpoint" in s.lower()]
+    assert not made  # nor on a connection of its own
 
 
 def test_a_fast_batch_does_not_size_the_next_past_the_slow_ones(monkeypatch):

@@ -22,6 +22,7 @@ timed from when it has the lock to its commit (``WriteBackResult.lock_seconds``)
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -76,14 +77,18 @@ RATE_WINDOW = 4
 #: across batches.
 PAUSE = 0.15
 HELD_BEFORE_PAUSE = 0.5  # seconds of holding the lock, in one or more batches, then a pause
-#: Seconds of holding the lock in a batched write after which, between two batches, the
-#: WAL is copied back into the database (a passive checkpoint, which waits for no one).
-#: The run turns SQLite's own checkpoints off, so without these the WAL would grow to the
-#: size of the rewritten rows (the whole table in a first run: gigabytes, beside the
-#: database), and with it the WAL index that a page read searches (a hash table for each
-#: 4,096 frames): a row rewritten took about twice as long after 5 s of holds as just
-#: after a checkpoint (a million pages; after 2 s, up to 1.7 times). Every 3 s instead
-#: changed neither the run's time nor its bytes written at three million pages.
+#: Whether a batched write copies the WAL back into the database as it goes, in a thread
+#: of its own (:class:`_Checkpointer`; tests turn it off to see the WAL grow). The run
+#: turns SQLite's own checkpoints off, so without these the WAL would grow to the size of
+#: the rewritten rows (the whole table in a first run: gigabytes, beside the database),
+#: and with it the WAL index that a page read searches (a hash table for each 4,096
+#: frames): a row rewritten took about twice as long after 5 s of holds as just after a
+#: checkpoint (a million pages; after 2 s, up to 1.7 times).
+CHECKPOINTS = True
+#: Seconds of holding the lock after which the write waits, between two batches, for a
+#: checkpoint to catch up with it (so the WAL starts over; :meth:`_Checkpointer.catch_up`).
+#: Every 3 s instead of 5 changed neither the run's time nor its bytes written at three
+#: million pages (when the checkpoints were made there, on the run's connection).
 CHECKPOINT_AFTER = 5.0
 FIRST_BATCH = 2_000  # rows: the largest first batch of a table, before any was timed
 _LOWEST, _HIGHEST = -(2**63), 2**63 - 1  # the smallest and largest rowid SQLite allows
@@ -278,9 +283,20 @@ def _write_ahead(writer: _Writer) -> int:
     annotated in rowid order. Returns the rows written. What is left (an incremental run's
     state, the queue, the run row) is :func:`_write_last`'s.
     """
+    spacer = _Spacer(writer)
+    try:
+        written = _write_ahead_spaced(writer, spacer)
+    except BaseException:
+        spacer.close(quiet=True)  # (the write's own error, not the checkpoints')
+        raise
+    spacer.close()
+    return written
+
+
+def _write_ahead_spaced(writer: _Writer, spacer: _Spacer) -> int:
+    """:func:`_write_ahead`'s transactions, spaced and checkpointed by ``spacer``."""
     ctx, plan = writer.ctx, writer.plan
     conn, layout = ctx.conn, ctx.layout
-    spacer = _Spacer(writer)
     with spacer.transaction("begin"):
         migrate(conn)
         _claim(writer)
@@ -546,16 +562,21 @@ class _Spacer:
     """Timed write transactions with a pause for whoever waited meanwhile: :data:`PAUSE`
     once the lock was held for :data:`HELD_BEFORE_PAUSE` seconds (or ``write_lock``, if
     shorter) since the last pause. A crawler thus waits about that long at most, however
-    many short transactions follow one another, and short ones do not pause each. After
-    :data:`CHECKPOINT_AFTER` seconds of holds, when the run opened the connection and turned
-    SQLite's automatic checkpoints off (``RunContext.checkpoints``; never on a caller's
-    connection), a passive checkpoint of ``main`` goes before the pause."""
+    many short transactions follow one another, and short ones do not pause each. When the
+    run opened the connection and turned SQLite's automatic checkpoints off
+    (``RunContext.checkpoints``; never on a caller's connection), each commit asks
+    :class:`_Checkpointer` for a passive checkpoint of ``main``, made while the next batch
+    is written, and after :data:`CHECKPOINT_AFTER` seconds of holds waits for one to catch
+    up."""
 
     def __init__(self, writer: _Writer) -> None:
         self.writer, self.held, self.unchecked = writer, 0.0, 0.0
         conn = writer.ctx.conn
-        self.checkpoints = writer.ctx.checkpoints and (
-            conn.execute("PRAGMA main.journal_mode").fetchone()[0] == "wal"
+        wal = conn.execute("PRAGMA main.journal_mode").fetchone()[0] == "wal"
+        path = _main_file(conn)
+        self.checkpointer = (
+            _Checkpointer(path, float(writer.ctx.config.busy_timeout))
+            if CHECKPOINTS and writer.ctx.checkpoints and wal and path else None
         )
 
     @contextmanager
@@ -567,13 +588,112 @@ class _Spacer:
         took.seconds = time.perf_counter() - start
         self.held += took.seconds
         self.unchecked += took.seconds
-        if self.checkpoints and self.unchecked >= CHECKPOINT_AFTER:
-            self.writer.ctx.conn.execute("PRAGMA main.wal_checkpoint(PASSIVE)").fetchall()
+        if self.checkpointer is not None and self.unchecked >= CHECKPOINT_AFTER:
+            self.checkpointer.catch_up()  # all of it copied: the next batch restarts the WAL
             self.unchecked = 0.0
+        elif self.checkpointer is not None:
+            self.checkpointer.request()  # the frames just committed, while the next is written
         limit = min(HELD_BEFORE_PAUSE, float(self.writer.ctx.config.write_lock))
         if self.held >= limit:
             time.sleep(min(PAUSE, limit))
             self.held = 0.0
+
+    def close(self, quiet: bool = False) -> None:
+        """Wait for the checkpoint under way (its error, if it failed, raised here unless
+        ``quiet``)."""
+        if self.checkpointer is not None:
+            self.checkpointer.close(quiet)
+
+
+def _main_file(conn: sqlite3.Connection) -> str:
+    """The file of the connection's ``main`` database ("" for one in memory)."""
+    return next((str(r[2] or "") for r in conn.execute("PRAGMA database_list") if r[1] == "main"),
+                "")
+
+
+class _Checkpointer:
+    """Passive checkpoints of the database while the batched write goes on: a thread with a
+    connection of its own copies the WAL's committed frames back into the database (and
+    syncs it) while the next batch rewrites rows. Done on the run's connection between two
+    batches, that copy and its sync stopped the write (on a disk, the run's last one alone
+    took as long as the write-back of 20,000 pages). A passive checkpoint waits for no one
+    and takes no write lock: a crawler's commit goes on meanwhile; it copies no frame that
+    a reader's snapshot still needs. Requests made while one runs are met by one more
+    after it.
+
+    A checkpoint that runs beside the writer rarely catches up with it, and the WAL starts
+    over only after one did: :meth:`catch_up` (every :data:`CHECKPOINT_AFTER` seconds of
+    holds) waits, between two batches, for one begun after it was called."""
+
+    def __init__(self, path: str, busy_timeout: float) -> None:
+        self._path, self._timeout = path, busy_timeout
+        self._changed = threading.Condition()
+        self._asked = 0  # requests so far (each a number)
+        self._met = 0  # the number of the last request met by a finished checkpoint
+        self._stopping = False
+        self._error: BaseException | None = None
+        self.checkpoints = 0
+        self._thread = threading.Thread(target=self._loop, name="webdedup-checkpoints",
+                                        daemon=True)
+        self._thread.start()
+
+    def request(self) -> int:
+        """Ask for a checkpoint (without waiting); returns the request's number."""
+        with self._changed:
+            self._asked += 1
+            self._changed.notify_all()
+            return self._asked
+
+    def catch_up(self) -> None:
+        """Wait for a checkpoint begun after now (its error, if it failed, raised here)."""
+        asked = self.request()
+        with self._changed:
+            while self._met < asked and self._error is None and self._thread.is_alive():
+                self._changed.wait()
+        self._raise()
+
+    def _loop(self) -> None:
+        conn: sqlite3.Connection | None = None
+        try:  # (SQLite's own connection: the crawler's locks on the file are kept)
+            conn = sqlite3.connect(self._path, timeout=self._timeout, isolation_level=None,
+                                   check_same_thread=False)
+            while True:
+                with self._changed:
+                    while self._met == self._asked and not self._stopping:
+                        self._changed.wait()
+                    if self._stopping:
+                        break
+                    meets = self._asked  # every request made before it begins
+                conn.execute("PRAGMA main.wal_checkpoint(PASSIVE)").fetchall()
+                with self._changed:
+                    self._met = meets
+                    self.checkpoints += 1
+                    self._changed.notify_all()
+        except BaseException as exc:  # raised in the run's thread (catch_up, close)
+            with self._changed:
+                self._error = exc
+                self._changed.notify_all()
+        finally:
+            if conn is not None:
+                conn.close()
+
+    def close(self, quiet: bool = False) -> None:
+        """Stop after the checkpoint under way; raise its error, if it failed (unless
+        ``quiet``)."""
+        with self._changed:
+            self._stopping = True
+            self._changed.notify_all()
+        self._thread.join()
+        if not quiet:
+            self._raise()
+
+    def _raise(self) -> None:
+        error = self._error
+        if error is None:
+            return
+        if isinstance(error, sqlite3.Error):
+            raise translate(error, self._path) from error
+        raise error
 
 
 def _names(prefix: str, key: Sequence[str]) -> list[str]:
