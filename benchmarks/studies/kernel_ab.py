@@ -18,8 +18,9 @@ On the texts of ``--corpus``'s ``pages`` (else every real text of ``../shared/da
 - ``verify``: the whole verification of those pairs from their normalized texts
   (``features`` of each side, then ``verify``), microseconds a pair.
 
-Each child also prints a digest of every result, which must be the same in both
-checkouts (the kernels give the same answers, only faster or slower). ``--rev`` is a git
+Each child also prints a digest of every result, which must be the same in every child of
+both checkouts (the kernels give the same answers, only faster or slower; the study fails
+otherwise). ``--rev`` is a git
 revision, checked out with ``git worktree`` (as ``nightly_ab`` does) and removed at the end;
 ``--tree`` a checkout on disk. A first child of each side, not counted, compiles its kernels
 (numba caches them by source file).
@@ -93,7 +94,7 @@ cap = 200_000
 timed = {
     "normalize": best(lambda: [bytes(normalized_utf8(t)) for t in texts]) + (size_in, "ns/B"),
     "lengths": best(lambda: [kernels.digest_parts(n, cap) for n in norms]) + (size_norm, "ns/B"),
-    "shingles": best(lambda: [shingle_hashes_utf8(n, 5).tolist() for n in norms])
+    "shingles": best(lambda: [shingle_hashes_utf8(n, 5).tobytes() for n in norms])
     + (size_norm, "ns/B"),
     "coverage": best(lambda: [match_scores(spec, a, b) for a, b in pairs]) + (len(pairs), "us"),
     "verify": best(lambda: [verify(spec, features(spec, a), features(spec, b)).score
@@ -147,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                 per = statistics.median(r["kernels"][kernel]["per"] for r in runs)
                 unit = first["kernels"][kernel]["unit"]
                 cells.append(f"{kernel} {per:.2f} {unit}")
-                digests.add((kernel, runs[0]["kernels"][kernel]["digest"]))
+                digests |= {(kernel, r["kernels"][kernel]["digest"]) for r in runs}
             print(f"{name}: " + ", ".join(cells))
         same = len(digests) == len(first["kernels"])
         print("results: the same in every checkout" if same else
