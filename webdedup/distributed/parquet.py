@@ -15,6 +15,7 @@ Works before any ``webdedup db`` run; the database is only read.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -79,6 +80,7 @@ def export_parquet(
         )
     conn = connect(db, busy_timeout=busy_timeout, write=False)
     writer: pq.ParquetWriter | None = None
+    writing = out  # the file being written
     try:
         if columns is None or columns == Columns():
             stored = stored_columns(conn)
@@ -111,7 +113,8 @@ def export_parquet(
             data["not_duplicate_of"] = [apart.get(i) for i in cells[0]]
             del cells
             if writer is None:
-                writer = pq.ParquetWriter(out / f"part-{files:05d}.parquet", schema)
+                writing = out / f"part-{files:05d}.parquet"
+                writer = pq.ParquetWriter(writing, schema)
             writer.write_table(pa.table(data, schema=schema))  # one row group
             pages += len(rows)
             in_file += len(rows)
@@ -129,8 +132,10 @@ def export_parquet(
     except sqlite3.Error as exc:
         raise translate(exc, str(db)) from exc
     finally:
-        if writer is not None:  # (stopped halfway: the file is closed, if incomplete)
-            writer.close()
+        if writer is not None:  # stopped halfway: no file of some of its rows is left
+            with contextlib.suppress(Exception):  # (the error that stopped it is raised)
+                writer.close()
+            writing.unlink(missing_ok=True)
         conn.close()
 
 

@@ -589,7 +589,9 @@ class _Spacer:
         self.held += took.seconds
         self.unchecked += took.seconds
         if self.checkpointer is not None and self.unchecked >= CHECKPOINT_AFTER:
-            self.checkpointer.catch_up()  # all of it copied: the next batch restarts the WAL
+            # all of it copied (unless a reader's snapshot still needs some): the next batch
+            # can start the WAL over
+            self.checkpointer.catch_up()
             self.unchecked = 0.0
         elif self.checkpointer is not None:
             self.checkpointer.request()  # the frames just committed, while the next is written
@@ -623,7 +625,8 @@ class _Checkpointer:
 
     A checkpoint that runs beside the writer rarely catches up with it, and the WAL starts
     over only after one did: :meth:`catch_up` (every :data:`CHECKPOINT_AFTER` seconds of
-    holds) waits, between two batches, for one begun after it was called."""
+    holds) waits, between two batches, for one begun after it was called (which copies
+    everything but the frames a reader's snapshot still needs)."""
 
     def __init__(self, path: str, busy_timeout: float) -> None:
         self._path, self._timeout = path, busy_timeout
