@@ -127,6 +127,23 @@ def annotations(path: Path, table: str = "pages") -> dict[int, tuple[Any, ...]]:
 
 
 @pytest.fixture
+def checkpoints_made(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The checkpoints each batched write made beside it (phase5_write_back._Checkpointer),
+    one number a write, appended when the write closes its checkpointer."""
+    from webdedup.pipeline import phase5_write_back
+
+    made: list[int] = []
+
+    class Counted(phase5_write_back._Checkpointer):
+        def close(self, quiet: bool = False) -> None:
+            super().close(quiet)
+            made.append(self.checkpoints)
+
+    monkeypatch.setattr(phase5_write_back, "_Checkpointer", Counted)
+    return made
+
+
+@pytest.fixture
 def db_builder(tmp_path: Path) -> Callable[..., Path]:
     """``db_builder(pages, name="crawl.sqlite", **kw)`` -> path of a new crawl database."""
 

@@ -90,22 +90,14 @@ def test_run_on_db_in_the_crawlers_process(tmp_path):
     check_crawler_survives(path, lambda: Deduplicator().run_on_db(str(path)))
 
 
-def test_a_batched_write_checkpointing_beside_it_in_the_crawlers_process(tmp_path, monkeypatch):
+def test_a_batched_write_checkpointing_beside_it_in_the_crawlers_process(
+    tmp_path, checkpoints_made
+):
     """A first run's batched write opens a second connection of its own for its checkpoints
     (phase5_write_back._Checkpointer) and closes it: the crawler's connection keeps its locks."""
-    from webdedup.pipeline import phase5_write_back
-
-    made: list[int] = []
-
-    class Counted(phase5_write_back._Checkpointer):
-        def close(self, quiet: bool = False) -> None:
-            super().close(quiet)
-            made.append(self.checkpoints)
-
-    monkeypatch.setattr(phase5_write_back, "_Checkpointer", Counted)
     path = crawl(tmp_path)
     check_crawler_survives(path, lambda: Deduplicator(write_lock=0.001).run_on_db(str(path)))
-    assert made and made[0] > 0, made  # the batched write checkpointed on its connection
+    assert checkpoints_made and checkpoints_made[0] > 0  # on a connection of its own
 
 
 @pytest.mark.parametrize(

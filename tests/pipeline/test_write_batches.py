@@ -333,7 +333,7 @@ def test_the_write_back_walks_the_rows_it_writes_not_the_table(tmp_path, analyze
 
 
 def test_a_batched_write_checkpoints_between_batches_so_the_wal_stays_small(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, checkpoints_made
 ):
     """The run turns SQLite's automatic checkpoints off; a batched write copies the WAL back
     as it goes (passive checkpoints, in a thread of their own, on a connection of their
@@ -344,14 +344,7 @@ def test_a_batched_write_checkpoints_between_batches_so_the_wal_stays_small(
     pages = crawl(60)
     paths: dict[str, Path] = {}
     wal: dict[str, int] = {}
-    made: list[int] = []
-
-    class Counted(phase5_write_back._Checkpointer):
-        def close(self, quiet: bool = False) -> None:
-            super().close(quiet)
-            made.append(self.checkpoints)
-
-    monkeypatch.setattr(phase5_write_back, "_Checkpointer", Counted)
+    made = checkpoints_made
     monkeypatch.setattr(phase5_write_back, "CHECKPOINT_AFTER", 0.0)  # caught up each batch
     for name, on in (("never", False), ("every batch", True)):
         monkeypatch.setattr(phase5_write_back, "CHECKPOINTS", on)

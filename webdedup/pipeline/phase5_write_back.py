@@ -85,6 +85,15 @@ HELD_BEFORE_PAUSE = 0.5  # seconds of holding the lock, in one or more batches, 
 #: frames): a row rewritten took about twice as long after 5 s of holds as just after a
 #: checkpoint (a million pages; after 2 s, up to 1.7 times).
 CHECKPOINTS = True
+#: Checkpoints asked for beside a batched write, about, in the whole write (as estimated:
+#: :func:`_write_bytes` at :data:`WRITE_RATE`), besides the catch-ups. Each copies again the
+#: pages that several batches since the last one touched (the upper pages of the tables
+#: being filled): one after each batch wrote 2.99 times the database to the disk at three
+#: million pages, where a checkpoint every 5 s of holds had written 2.78 times
+#: (``bench_scale --pages 3000000 --sentences fresh``). So on a large write they come no
+#: more often than the catch-ups (at three million pages of that corpus, every 9 s of holds
+#: as estimated: none between them); at a million, every 3 s; at 20,000, after each batch.
+BESIDE_CHECKPOINTS = 40
 #: Seconds of holding the lock after which the write waits, between two batches, for a
 #: checkpoint to catch up with it (so the WAL starts over; :meth:`_Checkpointer.catch_up`).
 #: Every 3 s instead of 5 changed neither the run's time nor its bytes written at three
@@ -246,15 +255,19 @@ def _prepare(ctx: RunContext) -> _Writer:
 
 
 def _batched(ctx: RunContext) -> bool:
-    """Whether the write is estimated to hold the lock longer than ``write_lock`` seconds.
-
-    Estimate: the rows to annotate times the database's bytes per page row (state included,
-    so it errs on the large side), twice for a full run, which also rewrites the state; an
-    incremental run adds the state rows it rewrites (:data:`STATE_ROW_BYTES` a page).
-    """
+    """Whether the write is estimated to hold the lock longer than ``write_lock`` seconds
+    (:func:`_write_bytes` at :data:`WRITE_RATE`)."""
     limit = float(ctx.config.write_lock)
     if limit <= 0:
         return False
+    return _write_bytes(ctx) > limit * WRITE_RATE
+
+
+def _write_bytes(ctx: RunContext) -> float:
+    """The bytes the write is estimated to rewrite: the rows to annotate times the
+    database's bytes per page row (state included, so it errs on the large side), twice for
+    a full run, which also rewrites the state; an incremental run adds the state rows it
+    rewrites (:data:`STATE_ROW_BYTES` a page)."""
     conn = ctx.conn
     rows = int(conn.execute("SELECT count(*) FROM temp.run_write").fetchone()[0])
     full = ctx.plan is not None and ctx.plan.mode == "full"
@@ -262,7 +275,7 @@ def _batched(ctx: RunContext) -> bool:
     if not full and table_exists(conn, "run_restate", schema="temp"):
         restate = int(conn.execute("SELECT count(*) FROM temp.run_restate").fetchone()[0])
         estimate += restate * STATE_ROW_BYTES
-    return estimate > limit * WRITE_RATE
+    return float(estimate)
 
 
 def _row_bytes(ctx: RunContext) -> float:
@@ -570,7 +583,7 @@ class _Spacer:
     up."""
 
     def __init__(self, writer: _Writer) -> None:
-        self.writer, self.held, self.unchecked = writer, 0.0, 0.0
+        self.writer, self.held, self.unchecked, self.unasked = writer, 0.0, 0.0, 0.0
         conn = writer.ctx.conn
         wal = conn.execute("PRAGMA main.journal_mode").fetchone()[0] == "wal"
         path = _main_file(conn)
@@ -578,6 +591,9 @@ class _Spacer:
             _Checkpointer(path, float(writer.ctx.config.busy_timeout))
             if CHECKPOINTS and writer.ctx.checkpoints and wal and path else None
         )
+        # seconds of holds between two checkpoints asked for beside the write: about
+        # BESIDE_CHECKPOINTS in the whole write, as estimated
+        self.spacing = _write_bytes(writer.ctx) / WRITE_RATE / BESIDE_CHECKPOINTS
 
     @contextmanager
     def transaction(self, step: str) -> Iterator[_Took]:
@@ -588,13 +604,15 @@ class _Spacer:
         took.seconds = time.perf_counter() - start
         self.held += took.seconds
         self.unchecked += took.seconds
+        self.unasked += took.seconds
         if self.checkpointer is not None and self.unchecked >= CHECKPOINT_AFTER:
             # all of it copied (unless a reader's snapshot still needs some): the next batch
             # can start the WAL over
             self.checkpointer.catch_up()
-            self.unchecked = 0.0
-        elif self.checkpointer is not None:
-            self.checkpointer.request()  # the frames just committed, while the next is written
+            self.unchecked = self.unasked = 0.0
+        elif self.checkpointer is not None and self.unasked >= self.spacing:
+            self.checkpointer.request()  # the frames committed, copied while the next batch goes
+            self.unasked = 0.0
         limit = min(HELD_BEFORE_PAUSE, float(self.writer.ctx.config.write_lock))
         if self.held >= limit:
             time.sleep(min(PAUSE, limit))
