@@ -577,10 +577,10 @@ class _Spacer:
     shorter) since the last pause. A crawler thus waits about that long at most, however
     many short transactions follow one another, and short ones do not pause each. When the
     run opened the connection and turned SQLite's automatic checkpoints off
-    (``RunContext.checkpoints``; never on a caller's connection), each commit asks
-    :class:`_Checkpointer` for a passive checkpoint of ``main``, made while the next batch
-    is written, and after :data:`CHECKPOINT_AFTER` seconds of holds waits for one to catch
-    up."""
+    (``RunContext.checkpoints``; never on a caller's connection), commits ask
+    :class:`_Checkpointer` for a passive checkpoint of ``main``, made while the next batches
+    are written (about :data:`BESIDE_CHECKPOINTS` in the write), and after
+    :data:`CHECKPOINT_AFTER` seconds of holds the write waits for one to catch up."""
 
     def __init__(self, writer: _Writer) -> None:
         self.writer, self.held, self.unchecked, self.unasked = writer, 0.0, 0.0, 0.0
@@ -593,7 +593,10 @@ class _Spacer:
         )
         # seconds of holds between two checkpoints asked for beside the write: about
         # BESIDE_CHECKPOINTS in the whole write, as estimated
-        self.spacing = _write_bytes(writer.ctx) / WRITE_RATE / BESIDE_CHECKPOINTS
+        self.spacing = (
+            _write_bytes(writer.ctx) / WRITE_RATE / BESIDE_CHECKPOINTS
+            if self.checkpointer is not None else 0.0
+        )
 
     @contextmanager
     def transaction(self, step: str) -> Iterator[_Took]:
