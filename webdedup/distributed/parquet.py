@@ -155,9 +155,9 @@ def _row_group(cursor: sqlite3.Cursor, most: int, size: int) -> list[tuple[Any, 
 
 def _string_column(cells: Sequence[object], as_str: Callable[[object], str | None]) -> Any:
     """A column of cells read as bytes, as an Arrow string array: a column of well-formed
-    UTF-8 (and NULLs) is checked and taken by Arrow as it is (no Python ``str`` a cell:
-    at several bytes a character they held most of the export's memory); any other is
-    made a cell at a time by ``as_str`` (:func:`_text` or :func:`_when`)."""
+    UTF-8 (and NULLs) is checked and taken by Arrow as it is (no Python ``str`` a cell: a
+    little less memory and time); any other is made a cell at a time by ``as_str``
+    (:func:`_text` or :func:`_when`)."""
     import pyarrow as pa
 
     if all(c is None or isinstance(c, bytes) for c in cells) and as_str is _text:
