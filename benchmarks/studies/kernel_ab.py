@@ -36,7 +36,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from benchmarks.speed.bench_scale import child
-from benchmarks.studies.nightly_ab import _env, check_imports, checkout
+from benchmarks.studies.nightly_ab import _env, open_sides
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -127,10 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     # the folder the tests read (``WEBDEDUP_SHARED_DATA`` when set)
     shared = Path(os.environ.get("WEBDEDUP_SHARED_DATA", ROOT.parent / "shared" / "data"))
     with ExitStack() as stack:
-        sides = {rev: checkout(rev, stack) for rev in args.rev}
-        sides |= {str(tree): tree for tree in args.tree}
-        for tree in sides.values():
-            check_imports(tree)
+        sides = open_sides(args.rev, args.tree, stack)
         found: dict[str, list[dict]] = {name: [] for name in sides}
         for k in range(-1, args.children):  # a first child of each side compiles
             for name, tree in (reversed(sides.items()) if k % 2 else sides.items()):

@@ -63,6 +63,17 @@ def checkout(rev: str, stack: ExitStack) -> Path:
     return path
 
 
+def open_sides(revs: list[str], trees: list[Path], stack: ExitStack) -> dict[str, Path]:
+    """Each side of a study by name: a ``git worktree`` of each revision (:func:`checkout`,
+    removed when ``stack`` closes), then each checkout on disk; each checked to import its
+    own package and SQL (:func:`check_imports`)."""
+    sides = {rev: checkout(rev, stack) for rev in revs}
+    sides |= {str(tree): tree for tree in trees}
+    for tree in sides.values():
+        check_imports(tree)
+    return sides
+
+
 def check_imports(tree: Path) -> None:
     """Refuse a side whose child would import the package or its SQL from elsewhere."""
     out = subprocess.run([sys.executable, "-c", WHERE], cwd=tree, env=_env(tree),
@@ -116,10 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.db.exists():
         parser.error(f"{args.db}: no such database")
     with ExitStack() as stack:
-        sides = {rev: checkout(rev, stack) for rev in args.rev}
-        sides |= {str(tree): tree for tree in args.tree}
-        for tree in sides.values():
-            check_imports(tree)
+        sides = open_sides(args.rev, args.tree, stack)
         runs: dict[str, list[dict]] = {name: [] for name in sides}
         seed = 1000
         # a first run of each side, not counted: a new checkout's numba kernels are compiled

@@ -199,14 +199,15 @@ def run(
 @dataclass
 class _Writer:
     """Phase 5's own state: the run's context and plan, the write generation as the run read
-    it (then as it last wrote it), whether the write goes in batches, whether changes were
-    missed, and how long each write transaction held the lock (and the longest of each
-    step: what it wrote)."""
+    it (then as it last wrote it), whether the write goes in batches (and the bytes it is
+    estimated to rewrite), whether changes were missed, and how long each write
+    transaction held the lock (and the longest of each step: what it wrote)."""
 
     ctx: RunContext
     plan: Plan
     generation: str | None
     batched: bool = False
+    write_bytes: float = 0.0  # (:func:`_write_bytes`; 0 when write_lock is 0: no batches)
     missed_changes: bool = False
     holds: list[float] = field(default_factory=list)
     longest: dict[str, float] = field(default_factory=dict)
@@ -248,19 +249,19 @@ def _prepare(ctx: RunContext) -> _Writer:
     incremental = ctx.plan.mode == "incremental"
     if incremental:
         run_script(ctx.conn, "write_prepare_incremental")
-    writer = _Writer(ctx, ctx.plan, meta_value(ctx.conn, GENERATION), _batched(ctx))
+    estimate = _write_bytes(ctx) if float(ctx.config.write_lock) > 0 else 0.0
+    writer = _Writer(ctx, ctx.plan, meta_value(ctx.conn, GENERATION),
+                     _batched(ctx, estimate), estimate)
     if not incremental and not writer.batched:
         run_script(ctx.conn, "write_prepare_full")
     return writer
 
 
-def _batched(ctx: RunContext) -> bool:
+def _batched(ctx: RunContext, write_bytes: float) -> bool:
     """Whether the write is estimated to hold the lock longer than ``write_lock`` seconds
-    (:func:`_write_bytes` at :data:`WRITE_RATE`)."""
+    (``write_bytes``, :func:`_write_bytes`, at :data:`WRITE_RATE`)."""
     limit = float(ctx.config.write_lock)
-    if limit <= 0:
-        return False
-    return _write_bytes(ctx) > limit * WRITE_RATE
+    return limit > 0 and write_bytes > limit * WRITE_RATE
 
 
 def _write_bytes(ctx: RunContext) -> float:
@@ -593,10 +594,7 @@ class _Spacer:
         )
         # seconds of holds between two checkpoints asked for beside the write: about
         # BESIDE_CHECKPOINTS in the whole write, as estimated
-        self.spacing = (
-            _write_bytes(writer.ctx) / WRITE_RATE / BESIDE_CHECKPOINTS
-            if self.checkpointer is not None else 0.0
-        )
+        self.spacing = writer.write_bytes / WRITE_RATE / BESIDE_CHECKPOINTS
 
     @contextmanager
     def transaction(self, step: str) -> Iterator[_Took]:
