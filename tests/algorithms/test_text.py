@@ -122,6 +122,54 @@ def test_parse_timestamp_never_raises(value):
     parse_timestamp(value)
 
 
+def _parse_in_order(s: str) -> float | None:
+    """parse_timestamp's formats tried in their order, with no ISO 8601 shortcut (what it
+    gave before it had one)."""
+    import email.utils
+    import re
+    from datetime import datetime, timezone
+
+    def epoch(dt: datetime) -> float:
+        return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).timestamp()
+
+    s = s.strip()
+    try:
+        if re.match(r"^\d{8}(\d{2}(\d{2}(\d{2})?)?)?$", s):
+            try:
+                fmt = "%Y%m%d%H%M%S"[: {8: 6, 10: 8, 12: 10, 14: 12}[len(s)]]
+                return epoch(datetime.strptime(s, fmt))
+            except ValueError:
+                pass
+        if re.fullmatch(r"-?\d+(\.\d+)?", s):
+            return parse_timestamp(float(s))
+        try:
+            return epoch(datetime.fromisoformat(s[:-1] + "+00:00" if s.endswith(("Z", "z")) else s))
+        except ValueError:
+            pass
+        try:
+            return epoch(email.utils.parsedate_to_datetime(s))
+        except (TypeError, ValueError, IndexError):
+            return None
+    except (ValueError, OverflowError, OSError, KeyError):
+        return None
+
+
+_iso = st.builds(
+    lambda dt, sep, tail, junk: dt.isoformat(sep=sep) + tail + junk,
+    st.datetimes(min_value=__import__("datetime").datetime(1, 1, 1)),
+    st.sampled_from(["T", " ", "t"]),
+    st.sampled_from(["", "Z", "z", "+00:00", "-05:30", "+14:00", ".123", "+2400"]),
+    st.one_of(st.just(""), st.text(max_size=3)),
+)
+
+
+@given(st.one_of(_iso, st.from_regex(r"\A\d{4}-[\d:T .Z+-]{6,30}\Z"), st.text(max_size=40)))
+def test_iso_dates_parse_as_every_format_tried_in_order_parses_them(value):
+    """The shortcut for ISO 8601 strings (most crawlers' dates) gives what trying every
+    format in turn gives, for any string that looks like one."""
+    assert parse_timestamp(value) == _parse_in_order(value)
+
+
 @settings(deadline=None)  # (the first example may load the compiled normalizer)
 @given(
     st.text(st.characters(codec="utf-8"))

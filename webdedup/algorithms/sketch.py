@@ -162,10 +162,12 @@ class NearSpec:
 
 # -- sketches and similarities -----------------------------------------------------------------
 def sketch_texts(
-    spec: NearSpec, texts: Sequence[str | bytes], hasher: mh.MinHasher | None = None
+    spec: NearSpec, texts: Sequence[str | bytes], hasher: mh.MinHasher | None = None,
+    keys: bool = True,
 ) -> list[tuple[bytes, list[int]]]:
     """``(sketch blob, LSH band keys)`` for each normalized text (minhash or simhash), given
-    as ``str`` or as its UTF-8 bytes (:attr:`~.text.TextDigest.utf8`).
+    as ``str`` or as its UTF-8 bytes (:attr:`~.text.TextDigest.utf8`); ``keys=False`` leaves
+    the lists of band keys empty (the blob holds them: :func:`band_matrix`).
 
     ``minhash``: the blob is the text's band keys, the low 32 bits of each
     :func:`~.minhash.band_keys_batch` key as little-endian uint32 (4 bytes a band); the list
@@ -186,9 +188,12 @@ def sketch_texts(
             [kernels.minhash_signature(t, spec.shingle_size, a, b) for t in texts],
             dtype=np.uint64,
         ).reshape(len(texts), used)
-        keys = minhash_band_keys(spec, sigs)
+        bands = minhash_band_keys(spec, sigs)
+        if not keys:
+            blobs = bands.astype("<u4")
+            return [(row.tobytes(), []) for row in blobs]
         tags = np.arange(spec.bands, dtype=np.int64) << 32
-        return [(row.astype("<u4").tobytes(), (tags | row).tolist()) for row in keys]
+        return [(row.astype("<u4").tobytes(), (tags | row).tolist()) for row in bands]
     if spec.method == "simhash":
         out = []
         for t in texts:

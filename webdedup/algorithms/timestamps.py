@@ -18,6 +18,7 @@ import re
 from datetime import datetime, timezone
 
 _DIGITS14 = re.compile(r"^\d{8}(\d{2}(\d{2}(\d{2})?)?)?$")
+_NUMBER = re.compile(r"-?\d+(\.\d+)?")
 
 
 def _to_epoch(dt: datetime) -> float:
@@ -45,6 +46,12 @@ def parse_timestamp(value: object) -> float | None:
     s = value.strip()
     if not s:
         return None
+    if len(s) > 10 and s[4] == "-" and s[:4].isdigit():  # ISO 8601 (what most crawlers write)
+        iso = s[:-1] + "+00:00" if s.endswith(("Z", "z")) else s
+        try:
+            return _to_epoch(datetime.fromisoformat(iso))
+        except (ValueError, OverflowError, OSError):
+            pass  # the other formats below, as for any other string
     try:
         if _DIGITS14.match(s):
             fmt = "%Y%m%d%H%M%S"[: {8: 6, 10: 8, 12: 10, 14: 12}[len(s)]]
@@ -52,7 +59,7 @@ def parse_timestamp(value: object) -> float | None:
                 return _to_epoch(datetime.strptime(s, fmt))
             except ValueError:
                 pass  # e.g. a 10-digit epoch: read as a number below
-        if re.fullmatch(r"-?\d+(\.\d+)?", s):
+        if _NUMBER.fullmatch(s):
             return parse_timestamp(float(s))
         iso = s[:-1] + "+00:00" if s.endswith(("Z", "z")) else s
         try:

@@ -26,6 +26,7 @@ from ..progress import Progress, progress_bar
 from ..store import run_script
 from ..store.layout import Layout
 from ..store.verdicts import Verdicts
+from .readers import Readers
 
 #: Called with each phase's name as it starts ("prepare", ... "write_back"), with
 #: "write_batch" before each transaction of a batched write, and with "commit" just before
@@ -52,6 +53,8 @@ class RunContext:
     checkpoints: bool = False
     #: what each phase reported (its result's counts), for the run row
     phase_counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: worker processes reading in the run's snapshot (phases 1-4), when it has them
+    readers: Readers | None = None
 
     def record(self, name: str, result: PhaseResult) -> None:
         """Keep a phase's counts (a phase run again adds up)."""
@@ -77,16 +80,23 @@ class RunContext:
         return progress_bar(desc, total, unit, enabled=self.progress)
 
     @contextmanager
-    def phase(self, name: str) -> Iterator[None]:
-        """Time a phase (a phase run again adds up) and tell ``on_phase`` it starts."""
-        if self.on_phase is not None:
-            self.on_phase(name)
+    def step(self, name: str) -> Iterator[None]:
+        """Time a step inside a phase (``near.verify``...: its timing is part of the
+        phase's, and ``on_phase`` is not told)."""
         start = time.perf_counter()
         try:
             yield
         finally:
             spent = time.perf_counter() - start
             self.timings[name] = round(self.timings.get(name, 0.0) + spent, 4)
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Time a phase (a phase run again adds up) and tell ``on_phase`` it starts."""
+        if self.on_phase is not None:
+            self.on_phase(name)
+        with self.step(name):
+            yield
 
 
 def load_verdicts(conn: sqlite3.Connection) -> Verdicts:
@@ -124,6 +134,7 @@ class PhaseResult:
 class PrepareResult(PhaseResult):
     pages: int
     workers: int
+    readers: int = 0  #: 1 when the workers read the pages themselves (:mod:`.readers`)
 
 
 @dataclass(frozen=True)

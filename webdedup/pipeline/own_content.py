@@ -30,6 +30,7 @@ from ..parallel import ordered_map
 from ..store import sql
 from ..store.layout import Layout
 from ..store.pages import PageInput, fetch_pages, page_digest, page_text
+from ..store.snapshot import reader
 from ..store.state import host_pages
 from .context import PhaseResult, RunContext
 from .phase1_prepare import worker_count
@@ -102,10 +103,13 @@ def run(ctx: RunContext) -> OwnResult:
             if len(texts) > KEEP_TEXTS:  # here, reading its texts twice (bounded memory)
                 tally.add(ctx, host, nodes, _large_host(ctx, texts, nodes, words, *limits))
                 continue
-            read = list(_texts(ctx, [pid for _, pid, _ in texts]))
+            pids = [pid for _, pid, _ in texts]
             mine = [(i, chash) for i, (chash, _, _) in enumerate(texts) if chash in nodes]
-            batch.append(HostTexts(read, [n for _, _, n in texts], mine,
-                                   {chash: words[chash] for _, chash in mine}))
+            counts, owned = [n for _, _, n in texts], {chash: words[chash] for _, chash in mine}
+            if ctx.readers is not None:  # the readers read the texts themselves
+                batch.append(HostTexts([], counts, mine, owned, pids))
+            else:
+                batch.append(HostTexts(list(_texts(ctx, pids)), counts, mine, owned))
             ids.append((host, nodes))
             size += len(texts)
             if size >= JOB_TEXTS:
@@ -117,7 +121,11 @@ def run(ctx: RunContext) -> OwnResult:
             yield batch, *limits
 
     try:
-        for found in ordered_map(own_of_hosts, jobs(), workers):
+        if ctx.readers is not None:
+            results = ctx.readers.map(read_own_of_hosts, ((ctx.layout, *job) for job in jobs()))
+        else:
+            results = ordered_map(own_of_hosts, jobs(), workers)
+        for found in results:
             for (host, nodes), cuts in zip(pending.popleft(), found, strict=True):
                 tally.add(ctx, host, nodes, cuts)
     finally:
@@ -137,6 +145,8 @@ class HostTexts:
     pages: list[int]
     mine: list[tuple[int, str]]
     words: dict[str, int]
+    #: a page holding each text, for a reader to read the texts from (``texts`` empty)
+    ids: list[int] = field(default_factory=list)
 
 
 #: What became of a near node's text: (content hash, own text, why thin or None).
@@ -153,6 +163,23 @@ def own_of_hosts(hosts: list[HostTexts], min_pages: int, min_words: int) -> list
         out.append(_cuts(counts, lines, ((i, c, h.texts[i]) for i, c in h.mine), h.words,
                          min_words) if lines else [])
     return out
+
+
+def read_own_of_hosts(
+    layout: Layout, hosts: list[HostTexts], min_pages: int, min_words: int
+) -> list[list[Cut]]:
+    """:func:`own_of_hosts` in a reader (:mod:`.readers`): the hosts' texts read here, in
+    the run's snapshot, from the pages their ``ids`` name."""
+    conn = reader()
+    read = []
+    for h in hosts:
+        ids = h.ids
+        pages: dict[int, PageInput] = {}
+        for start in range(0, len(ids), READ_CHUNK):
+            pages |= fetch_pages(conn, layout, ids[start : start + READ_CHUNK])
+        texts = [page_text(pages[i]) if i in pages else None for i in ids]
+        read.append(replace(h, texts=texts, ids=[]))
+    return own_of_hosts(read, min_pages, min_words)
 
 
 def _cuts(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -44,8 +44,11 @@ from ..algorithms.sketch import (
     text_similarity,
 )
 from ..parallel import ordered_map
+from ..progress import Progress
 from ..store import lenient_text, run_script, sql
+from ..store.layout import Layout
 from ..store.pages import PageInput, fetch_pages, fetch_texts, page_digest, page_sketch_utf8
+from ..store.snapshot import reader
 from ..store.spool import BandColumns
 from ..store.verdicts import Verdicts
 from ..store.work import packed_sketches
@@ -75,8 +78,10 @@ def run(ctx: RunContext, verdicts: Verdicts, window_scores: WindowScores) -> Nea
     window's scores so far, which that run adds to and does not compute again).
     """
     conn, spec = ctx.conn, ctx.spec
-    run_script(conn, "near_nodes", {"min_words": spec.min_words})
-    ctx.record("own", own_content.run(ctx))  # own texts; thin nodes leave the near nodes
+    with ctx.step("near.nodes"):
+        run_script(conn, "near_nodes", {"min_words": spec.min_words})
+    with ctx.step("near.own"):
+        ctx.record("own", own_content.run(ctx))  # own texts; thin nodes leave the near nodes
     component: dict[int, int] | GroupOf
     edges: Edges | list[tuple[int, int, float]]
     if spec.method == "levenshtein":  # the window meets every node
@@ -111,7 +116,8 @@ def run(ctx: RunContext, verdicts: Verdicts, window_scores: WindowScores) -> Nea
         }
         return text_similarity(spec, texts[a], texts[b])
 
-    edges = cluster_edges(ctx, verdicts, edges, component, score_of)
+    with ctx.step("near.cluster"):
+        edges = cluster_edges(ctx, verdicts, edges, component, score_of)
     return NearResult(candidates=candidates, edges=len(edges))
 
 
@@ -238,9 +244,17 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, Edges]:
     chunks (at 1M: 1.22 million fetches for 935,717 pairs of 487,206 pages in id order, 0.76
     million by component).
     """
-    conn = ctx.conn
-    first, second = _candidates(ctx, spec)
+    with ctx.step("near.candidates"):
+        first, second = _candidates(ctx, spec)
     bar = ctx.bar("verify", total=len(first), unit="pair")
+    with ctx.step("near.verify"):
+        return _verify(ctx, spec, first, second, bar)
+
+
+def _verify(ctx: RunContext, spec: NearSpec, first: np.ndarray, second: np.ndarray,
+            bar: Progress) -> tuple[int, Edges]:
+    """:func:`_banded_run`'s verification of the candidate pairs (``first[i]``, ``second[i]``)."""
+    conn = ctx.conn
     if ctx.incremental and not ctx.config.strip_segments:  # stripped texts change with counts
         conn.executemany(
             "INSERT INTO temp.run_candidates (a, b) VALUES (?, ?)",
@@ -263,18 +277,26 @@ def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, Edges]:
     first = first[order]  # (one array at a time: 8 bytes a pair less at the peak)
     second = second[order]
     del order
-    workers = worker_count(ctx.config, len(first), minimum=PARALLEL_MIN_PAIRS)
     starts = range(0, len(first), VERIFY_CHUNK)
 
     def chunk(start: int) -> list[tuple[int, int]]:
         end = start + VERIFY_CHUNK
         return list(zip(first[start:end].tolist(), second[start:end].tolist(), strict=True))
 
-    jobs = (
-        (spec, _verify_pages(ctx, {x for pair in pairs for x in pair}), pairs)
-        for pairs in map(chunk, starts)
-    )
-    for found in ordered_map(verify_chunk, jobs, workers):
+    if ctx.readers is not None and not ctx.config.strip_segments:  # they read the pages
+        results = ctx.readers.map(read_and_verify, (
+            (spec, ctx.layout, own_content.own_texts(ctx, ids), sorted(ids), pairs)
+            for pairs in map(chunk, starts)
+            for ids in [{x for pair in pairs for x in pair}]
+        ))
+    else:
+        workers = worker_count(ctx.config, len(first), minimum=PARALLEL_MIN_PAIRS)
+        jobs = (
+            (spec, _verify_pages(ctx, {x for pair in pairs for x in pair}), pairs)
+            for pairs in map(chunk, starts)
+        )
+        results = ordered_map(verify_chunk, jobs, workers)
+    for found in results:
         conn.executemany(
             "INSERT INTO temp.run_scores (a, b, score) VALUES (?, ?, ?)",
             [(a, b, s) for (a, b), s in found.items()],
@@ -311,6 +333,19 @@ def _verify_pages(ctx: RunContext, ids: set[int]) -> dict[int, PageInput]:
         pages = fetch_pages(ctx.conn, ctx.layout, ids)
     pages = segments.stripped_pages(ctx, pages) if ctx.config.strip_segments else pages
     return own_content.own_pages(ctx, pages)
+
+
+def read_and_verify(
+    spec: NearSpec, layout: Layout, own: dict[int, str], ids: list[int],
+    pairs: Sequence[tuple[int, int]],
+) -> dict[tuple[int, int], float]:
+    """:func:`verify_chunk` in a reader (:mod:`.readers`): the pages read in the run's
+    snapshot, those with an own text (``own``) compared by it."""
+    pages = fetch_pages(reader(), layout, ids)
+    for pid, text in own.items():
+        if pid in pages:
+            pages[pid] = replace(pages[pid], text=text, html=None)
+    return verify_chunk(spec, pages, pairs)
 
 
 def score_pairs(

@@ -25,10 +25,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Protocol
 
+from ..algorithms.text import compiled
 from ..config import Columns, Config
 from ..errors import ConfigError, DatabaseLocked, InputError, WebdedupError
 from ..incremental import plan as planning
 from ..incremental import region
+from ..parallel import cpu_count
 from ..store import (
     check_schema,
     connect,
@@ -45,6 +47,7 @@ from ..store.connection import data_version, transaction
 from ..store.counts import Counts
 from ..store.counts import count as count_pages
 from ..store.layout import CrawlerTable, Layout
+from ..store.snapshot import CommitWatch, database_file
 from ..store.state import host_pages, set_meta
 from ..store.triggers import unmirrored_keys
 from ..version import __version__
@@ -56,12 +59,15 @@ from . import (
     phase4_near,
     phase4_vectors,
     phase5_write_back,
+    readers,
     segments,
 )
+from .char_cache import load_char_table
 from .context import NearResult, PhaseHook, RunContext, WriteBackResult, load_verdicts
 from .phase4_window import WindowScores
 from .prune import keep_winners
 from .prune import prune as phase_prune
+from .readers import Readers
 
 
 @dataclass
@@ -285,6 +291,8 @@ def _run_phases(
 ) -> _Snapshot:
     """Phases 1-4 and the assignment, inside one read snapshot; only TEMP tables written."""
     conn, config, layout = ctx.conn, ctx.config, ctx.layout
+    _compile_kernels(config, on_message)  # (outside the snapshot: up to 20 s on a new machine)
+    watch = _commit_watch(ctx)  # before the snapshot begins (webdedup.store.snapshot)
     try:
         version = data_version(conn)
         conn.execute("BEGIN")  # one read snapshot for phases 1-5's reading
@@ -300,13 +308,13 @@ def _run_phases(
                     "a row an INSERT OR REPLACE deletes under it is not seen by the next "
                     "incremental run (run with --full after such upserts)"
                 )
-        _compile_kernels(config, on_message)
         renumbered = 0
         small_hosts = "small_hosts"
         if ctx.incremental:
             stable = integer_primary_key(conn, layout.table) is not None
             ctx.total_pages = planning.pages_now(conn, layout.table, plan.max_seq)
             changed, renumbered = planning.changed_ids(conn, layout, plan.max_seq, stable)
+            ctx.readers = _start_readers(ctx, watch, len(changed))
             with ctx.phase("prepare"):
                 ctx.record("prepare", phase1_prepare.run(ctx, only=changed))
             changed = changed | _segments(ctx, changed)  # and those whose stripped text changed
@@ -314,9 +322,14 @@ def _run_phases(
                 region.build_region(conn, config, ctx.spec, changed)
             small_hosts = "small_hosts_incremental"
         else:
-            ctx.total_pages = _count(conn, f"SELECT count(*) FROM {quote(layout.table)}")
+            ctx.readers = _start_readers(ctx, watch, _rowid_span(conn, layout))
+            if ctx.readers is None:  # (the readers count them as they read them)
+                ctx.total_pages = _count(conn, f"SELECT count(*) FROM {quote(layout.table)}")
             with ctx.phase("prepare"):
-                ctx.record("prepare", phase1_prepare.run(ctx))
+                prepared = phase1_prepare.run(ctx)
+                ctx.record("prepare", prepared)
+            if ctx.readers is not None:
+                ctx.total_pages = prepared.pages
             _segments(ctx, None)
             renumbered = _renumbered(conn)
         if config.n_min > 0:
@@ -344,6 +357,7 @@ def _run_phases(
                     sql("small_hosts_incremental", host_pages=host_pages(conn)),
                     {"n_min": config.n_min},
                 )
+        _stop_readers(ctx)  # (before the write: their snapshots would hold the WAL back)
         with ctx.phase("assign"):
             run_script(conn, "assign")
         (processed,) = conn.execute("SELECT count(*) FROM temp.run_assign").fetchone()
@@ -352,6 +366,49 @@ def _run_phases(
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise translate(exc) from exc
+    finally:
+        _stop_readers(ctx)
+        if watch is not None:
+            watch.close()
+
+
+def _commit_watch(ctx: RunContext) -> CommitWatch | None:
+    """A watch on the database file for the run's readers, when the run may have workers
+    and the database is a file they can open (see :mod:`.readers`)."""
+    if ctx.config.workers == 1 or (ctx.config.workers == 0 and cpu_count() < 2):
+        return None
+    path = database_file(ctx.conn)
+    if path is None:
+        return None
+    try:
+        return CommitWatch(path, ctx.config.busy_timeout)
+    except sqlite3.Error:  # the main process reads then, as without workers
+        return None
+
+
+def _rowid_span(conn: sqlite3.Connection, layout: Layout) -> int:
+    """How many rowids lie between the table's first and last (its pages, at most; two
+    look-ups, where counting them reads every page)."""
+    lo, hi = conn.execute(
+        f"SELECT min({quote(layout.rowid)}), max({quote(layout.rowid)}) FROM {quote(layout.table)}"
+    ).fetchone()
+    return 0 if lo is None else int(hi) - int(lo) + 1
+
+
+def _start_readers(ctx: RunContext, watch: CommitWatch | None, pages: int) -> Readers | None:
+    """The run's readers, when it has a ``watch`` and ``pages`` enough for workers."""
+    workers = phase1_prepare.worker_count(ctx.config, pages)
+    if watch is None or workers < 2:
+        return None
+    if ctx.spec.method in ("minhash", "simhash"):
+        compiled().warm_up()  # once here, inherited by the forked workers
+    return readers.start(watch, workers, setup=load_char_table)
+
+
+def _stop_readers(ctx: RunContext) -> None:
+    if ctx.readers is not None:
+        ctx.readers.close()
+        ctx.readers = None
 
 
 def _segments(ctx: RunContext, changed: set[int] | None) -> set[int]:

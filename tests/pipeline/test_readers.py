@@ -1,0 +1,215 @@
+"""Workers that read their pages themselves, in the run's snapshot (webdedup.pipeline.readers).
+
+A run with workers hands them rowid ranges or ids, not texts, once it has proven that their
+read transactions see what its own sees (webdedup.store.snapshot): the same annotations and
+state as when the main process reads every text, on the real crawls of ../shared/data; what a
+crawler commits after the run's snapshot is left to the next run; and when the proof fails
+(a commit in between), or a worker cannot open the database, the main process reads.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import SHARED_DATA, annotations, real_texts
+from test_incremental import state
+
+from webdedup import Config, Deduplicator
+from webdedup.algorithms.text import digest_text
+from webdedup.ingest import ingest
+from webdedup.pipeline import readers, run
+from webdedup.pipeline.phase1_prepare import RowidRanges
+from webdedup.store import snapshot
+
+WARCS = sorted((SHARED_DATA / "warc").glob("*.warc*"))
+HTML = [SHARED_DATA / "html" / "aed", SHARED_DATA / "html" / "aeb"]
+
+
+@pytest.fixture(scope="module")
+def crawl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real crawls and saved pages of ../shared/data in one table (829 pages)."""
+    db = tmp_path_factory.mktemp("real") / "real.sqlite"
+    ingest(db, [*WARCS, *HTML], workers=2)
+    return db
+
+
+def _copy(src: Path, tmp_path: Path, name: str) -> Path:
+    """A copy of a database, with its WAL (a run leaves it in WAL mode)."""
+    path = tmp_path / name
+    shutil.copy(src, path)
+    for suffix in ("-wal", "-shm"):
+        if Path(f"{src}{suffix}").exists():
+            shutil.copy(f"{src}{suffix}", f"{path}{suffix}")
+    return path
+
+
+def _main_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's main process reads every text (no commit watch: no readers)."""
+    monkeypatch.setattr(run, "_commit_watch", lambda ctx: None)
+
+
+def _prepared(result) -> dict[str, int]:
+    return result.phases["prepare"]
+
+
+@pytest.mark.parametrize("threshold", [0.7, 0.9])
+def test_readers_give_what_the_main_process_gives(crawl, tmp_path, monkeypatch, threshold):
+    config = Config(workers=2, threshold=threshold)
+    theirs = _copy(crawl, tmp_path, "readers.sqlite")
+    result = Deduplicator(config=config).run_on_db(theirs)
+    assert _prepared(result) == {"pages": 829, "workers": 2, "readers": 1}
+    mine = _copy(crawl, tmp_path, "main.sqlite")
+    with monkeypatch.context() as m:
+        _main_reads(m)
+        alone = Deduplicator(config=config).run_on_db(mine)
+    assert _prepared(alone)["readers"] == 0
+    assert annotations(theirs) == annotations(mine)
+    assert state(theirs) == state(mine)
+    assert result.pages == alone.pages == 829  # counted by the readers, not by count(*)
+    assert (result.candidates, result.edges) == (alone.candidates, alone.edges)
+
+
+def test_incremental_runs_on_readers(crawl, tmp_path, monkeypatch):
+    """An incremental run's changed pages, read by the readers as lists of ids."""
+    path = _copy(crawl, tmp_path, "crawl.sqlite")
+    d = Deduplicator(config=Config(workers=2))
+    d.run_on_db(path)
+    with sqlite3.connect(path) as conn:
+        # new pages: copies of others under new URLs (some edited), and an edited page
+        conn.execute(
+            "INSERT INTO pages (url, content) SELECT url || '?copy', "
+            "CASE WHEN id % 2 THEN content ELSE content || ' A new last sentence.' END "
+            "FROM pages WHERE id % 9 = 0"
+        )
+        conn.execute("UPDATE pages SET content = content || ' Edited.' WHERE id = 40")
+        conn.execute("DELETE FROM pages WHERE id = 41")
+    twin = _copy(path, tmp_path, "twin.sqlite")
+    result = d.run_on_db(path)
+    assert result.mode == "incremental" and _prepared(result)["readers"] == 1
+    with monkeypatch.context() as m:
+        _main_reads(m)
+        alone = d.run_on_db(twin)
+    assert _prepared(alone)["readers"] == 0
+    assert annotations(path) == annotations(twin)
+    assert state(path) == state(twin)
+
+
+def test_a_commit_before_the_readers_start_leaves_the_main_process_reading(
+    crawl, tmp_path, monkeypatch
+):
+    """A crawler commits between the run's snapshot and its workers': the proof fails, the
+    main process reads (the run's snapshot, without the new page), the next run takes it."""
+    path = _copy(crawl, tmp_path, "crawl.sqlite")
+    start = readers.start
+
+    def commit_first(watch, workers, setup=None):
+        with sqlite3.connect(path) as crawler:
+            crawler.execute("INSERT INTO pages (url, content) VALUES (?, ?)",
+                            ("https://late.example/a", "a page the crawler wrote late " * 20))
+        return start(watch, workers, setup)
+
+    monkeypatch.setattr(readers, "start", commit_first)
+    d = Deduplicator(config=Config(workers=2))
+    first = d.run_on_db(path)
+    assert _prepared(first) == {"pages": 829, "workers": 2, "readers": 0}
+    monkeypatch.setattr(readers, "start", start)
+    second = d.run_on_db(path)  # (full: 'pages' changed before the triggers were there)
+    assert second.pages == 830
+    with sqlite3.connect(path) as conn:
+        (group,) = conn.execute(
+            "SELECT dup_group FROM pages WHERE url = 'https://late.example/a'"
+        ).fetchone()
+    assert group is not None
+
+
+def test_what_a_crawler_commits_during_the_run_waits_for_the_next(crawl, tmp_path):
+    """Once the readers are in the run's snapshot, a crawler's commits (an edit, a new page)
+    are not seen by them: the run prepares the page as it was, the next run as it is."""
+    path = _copy(crawl, tmp_path, "crawl.sqlite")
+    d = Deduplicator(config=Config(workers=2))
+    d.run_on_db(path)
+    with sqlite3.connect(path) as conn:  # two edits, so the next run has work for workers
+        conn.execute("UPDATE pages SET content = content || ' Seen.' WHERE id IN (5, 6)")
+        (seen,) = conn.execute("SELECT content FROM pages WHERE id = 5").fetchone()
+    crawler = sqlite3.connect(path, isolation_level=None, timeout=30)
+
+    def crawl_on(name: str) -> None:
+        if name == "prepare":  # the readers started before this: they must not see it
+            crawler.execute("UPDATE pages SET content = 'Rewritten while the run read. ' "
+                            "|| content WHERE id = 5")
+            crawler.execute("INSERT INTO pages (url, content) VALUES (?, ?)",
+                            ("https://late.example/b", "written while the run read " * 20))
+
+    during = Deduplicator(config=Config(workers=2), on_phase=crawl_on).run_on_db(path)
+    crawler.close()
+    assert during.mode == "incremental" and _prepared(during)["readers"] == 1
+    assert _prepared(during)["pages"] == 2  # pages 5 and 6, as the snapshot holds them
+    late = "SELECT dup_group FROM pages WHERE url = 'https://late.example/b'"
+    hash_of_5 = "SELECT content_hash FROM _webdedup_prepared WHERE id = 5"
+    with sqlite3.connect(path) as conn:
+        assert conn.execute(late).fetchone() == (None,)
+        assert conn.execute(hash_of_5).fetchone() == (digest_text(seen).sha1,)
+    after = d.run_on_db(path)
+    assert _prepared(after)["pages"] == 2  # page 5 as rewritten, and the new page
+    with sqlite3.connect(path) as conn:
+        (rewritten,) = conn.execute("SELECT content FROM pages WHERE id = 5").fetchone()
+        assert conn.execute(hash_of_5).fetchone() == (digest_text(rewritten).sha1,)
+        assert conn.execute(late).fetchone() != (None,)
+
+
+def test_a_worker_that_cannot_open_the_database_leaves_the_main_process_reading(
+    crawl, tmp_path, monkeypatch
+):
+    parent = os.getpid()
+    opened = snapshot._read_only
+
+    def refused_in_workers(path: str, busy_timeout: float) -> sqlite3.Connection:
+        if os.getpid() != parent:  # (forked workers run the patched module too)
+            raise sqlite3.OperationalError("unable to open database file")
+        return opened(path, busy_timeout)
+
+    path, twin = _copy(crawl, tmp_path, "crawl.sqlite"), _copy(crawl, tmp_path, "twin.sqlite")
+    Deduplicator(config=Config(workers=2)).run_on_db(twin)
+    monkeypatch.setattr(snapshot, "_read_only", refused_in_workers)
+    result = Deduplicator(config=Config(workers=2)).run_on_db(path)
+    assert _prepared(result) == {"pages": 829, "workers": 2, "readers": 0}
+    assert annotations(path) == annotations(twin)
+
+
+def test_sparse_rowids(tmp_path, monkeypatch):
+    """Rowids far apart (and a dense stretch after a sparse one): the readers' ranges follow
+    the density, and every page is read once."""
+    texts = [t["text"] for t in real_texts(120)]
+    ids = [1, 2, 3] + [10**6 * k for k in range(1, 40)] + list(range(10**12, 10**12 + 78))
+    path = tmp_path / "sparse.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE pages (url TEXT, content TEXT)")
+        conn.executemany("INSERT INTO pages (rowid, url, content) VALUES (?, ?, ?)",
+                         [(i, f"https://s{k % 7}.example/p{k}", texts[k] + (" x" * (k % 3)))
+                          for k, i in enumerate(ids)])
+    twin = _copy(path, tmp_path, "twin.sqlite")
+    config = Config(workers=2, chunk_size=8)
+    result = Deduplicator(config=config).run_on_db(path)
+    assert _prepared(result) == {"pages": 120, "workers": 2, "readers": 1}
+    with monkeypatch.context() as m:
+        _main_reads(m)
+        Deduplicator(config=config).run_on_db(twin)
+    assert annotations(path) == annotations(twin)
+
+
+def test_rowid_ranges_follow_the_density_and_resume_where_a_range_stopped():
+    ranges = RowidRanges(0, 10**9, rows=100, cap=400)
+    it = iter(ranges)
+    assert next(it) == (0, 99)
+    ranges.done(0, 99, found=1, resume=None)  # sparse: the width doubles, at most
+    assert next(it) == (100, 299)
+    ranges.done(100, 299, found=0, resume=None)
+    assert next(it) == (300, 699)
+    ranges.done(300, 699, found=400, resume=500)  # dense: 400 read of 0-499, resume at 500
+    assert next(it) == (500, 699)  # the rest of that range first
+    lo, hi = next(it)
+    assert lo == 700 and hi - lo + 1 < 400  # about 100 pages' worth at the density seen

@@ -1,0 +1,82 @@
+"""The run's worker processes that read the pages they work on, in the run's snapshot.
+
+:func:`start` forks them once the run knows it needs workers (a large full or incremental
+run), each with a read-only connection of its own in the run's snapshot
+(:mod:`webdedup.store.snapshot` proves it is the same one); phase 1 hands them ranges of
+rowids or lists of ids instead of texts, phase 4 the ids of the pages to verify, and own
+content the ids of a host's texts. The pool is closed before the write-back (a reader's
+snapshot would keep checkpoints from recycling the WAL).
+
+When it cannot be proven (a crawler committed between the run's snapshot and the workers'),
+or the database is not a file another connection can open (in memory, a temporary one),
+:func:`start` returns None and every phase reads in the main process as before.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
+
+from ..parallel import WorkerPool
+from ..store.snapshot import CommitWatch, open_reader, wait_started
+
+T = TypeVar("T")
+
+#: Seconds the run waits for its workers to open their connections (a fork and an open: a
+#: few milliseconds each; longer means a worker could not open the database).
+START_TIMEOUT = 30.0
+
+
+def _setup(path: str, busy_timeout: float, started: Any, then: Callable[[], None] | None) -> None:
+    """A worker's start: its reader in the run's snapshot, then the phases' own setup."""
+    open_reader(path, busy_timeout, started)
+    if then is not None:
+        then()
+
+
+def _nothing() -> None:
+    """A job that makes the pool start its workers (they start with the first job)."""
+
+
+@dataclass
+class Readers:
+    """Worker processes whose :func:`~webdedup.store.snapshot.reader` is in the run's
+    snapshot; :meth:`map` runs jobs on them, results in job order."""
+
+    pool: WorkerPool
+    workers: int
+
+    def map(self, fn: Callable[..., T], jobs: Iterable[tuple[Any, ...]]) -> Iterator[T]:
+        """``fn(*job)`` for each job in a worker (``fn`` at module level), in job order."""
+        return self.pool.map(fn, jobs)
+
+    def close(self) -> None:
+        """Stop the workers (their read transactions end with them)."""
+        self.pool.__exit__(None, None, None)
+
+
+def start(
+    watch: CommitWatch, workers: int, setup: Callable[[], None] | None = None
+) -> Readers | None:
+    """``workers`` readers of ``watch``'s database in the run's snapshot (the run's read
+    transaction began after ``watch`` did), each running ``setup`` once; None when that
+    cannot be proven (something was committed meanwhile, or a worker could not open the
+    database): the phases then read in the main process."""
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    started = context.Array("i", 2)
+    pool = WorkerPool(workers, partial(_setup, watch.path, watch.busy_timeout, started, setup))
+    pool.__enter__()
+    try:
+        for _ in pool.map(_nothing, [()] * workers):
+            pass
+        if wait_started(started, workers, START_TIMEOUT) and watch.unchanged():
+            return Readers(pool, workers)
+    except BaseException:
+        pool.__exit__(*sys.exc_info())
+        raise
+    pool.__exit__(None, None, None)
+    return None

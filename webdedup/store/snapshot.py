@@ -1,0 +1,124 @@
+"""Worker processes that read the crawl in the run's own read snapshot.
+
+A run reads ``pages`` inside one read transaction (phases 1-4). Its worker processes can
+read the pages they work on themselves, instead of the main process reading every text and
+handing it over a pipe (at a million pages the main process spent more time reading,
+pickling and sending the texts than the workers spent preparing them), provided they read
+what the run reads: the same snapshot.
+
+SQLite's Python module has no way to open a snapshot another connection holds, so the run
+proves it instead: a :class:`CommitWatch` (a connection of its own) reads ``PRAGMA
+data_version`` before the run's read transaction starts; each worker opens a read-only
+connection and starts its read transaction when it starts (:func:`open_reader`); once every
+worker has, the watch reads ``data_version`` again. Unchanged means no connection committed
+anything in between, so every worker's snapshot is the run's. Changed (a crawler committed
+meanwhile), the run lets its workers go and its main process reads the pages, as it does
+for small runs.
+
+Only SQLite opens the database file: the watch and the workers' connections are SQLite
+connections (read-only, ``mode=ro``), and a worker's are closed in that worker process only,
+whose locks are its own.
+
+Example::
+
+    >>> import sqlite3
+    >>> database_file(sqlite3.connect(":memory:")) is None
+    True
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from multiprocessing.sharedctypes import SynchronizedArray
+from pathlib import Path
+from urllib.parse import quote as quote_uri
+
+#: The worker process's connection, in its read transaction (:func:`open_reader`).
+_reader: sqlite3.Connection | None = None
+
+
+def database_file(conn: sqlite3.Connection) -> str | None:
+    """The file of ``conn``'s main database, or None (in memory, a temporary database)."""
+    for _seq, name, file in conn.execute("PRAGMA database_list"):
+        if name == "main":
+            return file or None
+    return None
+
+
+def _read_only(path: str, busy_timeout: float) -> sqlite3.Connection:
+    uri = "file:" + quote_uri(str(Path(path).resolve())) + "?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=busy_timeout, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+    return conn
+
+
+class CommitWatch:
+    """Tells whether any connection committed to a database file since the watch began.
+
+    >>> import sqlite3, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "crawl.sqlite")
+    >>> writer = sqlite3.connect(path, isolation_level=None)
+    >>> _ = writer.execute("CREATE TABLE pages (url TEXT)")
+    >>> watch = CommitWatch(path)
+    >>> watch.unchanged()
+    True
+    >>> _ = writer.execute("INSERT INTO pages VALUES ('https://a.example/')")
+    >>> watch.unchanged()
+    False
+    >>> watch.close()
+    """
+
+    def __init__(self, path: str, busy_timeout: float = 5.0) -> None:
+        self.path = path
+        self.busy_timeout = busy_timeout
+        self._conn = _read_only(path, busy_timeout)
+        self._first = self._version()
+
+    def _version(self) -> int:
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def unchanged(self) -> bool:
+        """Whether no other connection has committed since the watch began."""
+        return self._version() == self._first
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def open_reader(path: str, busy_timeout: float, started: SynchronizedArray) -> None:
+    """In a worker process: open ``path`` read-only and start the read transaction every
+    :func:`reader` call then reads in, then count this worker in ``started`` (``[0]``: it
+    has, ``[1]``: it could not; never an exception: the run then reads in its main
+    process). Texts are read as their bytes (``text_factory = bytes``), as the main process
+    reads those it hands on."""
+    global _reader
+    try:
+        conn = _read_only(path, busy_timeout)
+        conn.text_factory = bytes
+        conn.execute("BEGIN")
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()  # the snapshot starts
+        _reader = conn
+        done = 0
+    except sqlite3.Error:
+        done = 1
+    with started.get_lock():
+        started[done] += 1
+
+
+def reader() -> sqlite3.Connection:
+    """This worker's connection, in the run's snapshot (after :func:`open_reader`)."""
+    if _reader is None:
+        raise RuntimeError("this process has no reader connection (open_reader was not run)")
+    return _reader
+
+
+def wait_started(started: SynchronizedArray, workers: int, timeout: float) -> bool:
+    """Wait until ``workers`` workers counted themselves in ``started`` (:func:`open_reader`);
+    whether each of them opened its reader (False too after ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while started[0] + started[1] < workers:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.002)
+    return started[1] == 0
