@@ -1,5 +1,20 @@
 -- Phase 5, before the write lock: everything the write transaction needs, ready in TEMP
--- tables, so that holding the lock costs little more than the writes themselves.
+-- tables, so that holding the lock costs little more than the writes themselves. The state's
+-- lookup tables (run_url_keys, run_content_hashes, run_hosts) are ready already:
+-- lookup_keys.sql, made by phase 2 (the elections read them) or by phase 5 itself.
+-- The texts that several pages share (exact_group_size: the pages of a content hash), found
+-- in run_content_hashes' order: most texts are one page's, and grouping every prepared row
+-- by its hash sorted them all.
+DROP TABLE IF EXISTS temp.run_shared_texts;
+CREATE TEMP TABLE run_shared_texts (content_hash TEXT PRIMARY KEY, pages INTEGER NOT NULL)
+    WITHOUT ROWID;
+INSERT INTO temp.run_shared_texts
+SELECT content_hash, count(*)
+FROM temp.run_prepared
+WHERE ignored IS NULL
+  AND content_hash IN (SELECT content_hash FROM temp.run_content_hashes
+                       GROUP BY content_hash HAVING count(*) > 1)
+GROUP BY content_hash;
 -- The annotation of each page in rowid order (the UPDATE then walks `pages` in order).
 DROP TABLE IF EXISTS temp.run_write;
 -- `url` is the row's URL cell as this run read it (same snapshot as phase 1): the write-back
@@ -10,37 +25,20 @@ CREATE TEMP TABLE run_write (
     exact_group_size, dup_group, dup_group_size, canonical_id, is_canonical, dup_kind, dup_score
 );
 INSERT INTO temp.run_write
-SELECT a.id, pg.{url}, p.canonical_url, p.content_hash, x.exact_group_size, a.dup_group,
+SELECT a.id, pg.{url}, p.canonical_url, p.content_hash,
+       CASE WHEN p.ignored IS NULL THEN coalesce(x.pages, 1) END, a.dup_group,
        a.dup_group_size, a.canonical_id, a.is_canonical, a.dup_kind, a.dup_score
 FROM temp.run_assign AS a
 JOIN temp.run_prepared AS p ON p.id = a.id
 JOIN main.{pages} AS pg ON pg.{rowid} = a.id
-LEFT JOIN (SELECT content_hash, COUNT(*) AS exact_group_size
-           FROM temp.run_prepared WHERE ignored IS NULL GROUP BY content_hash) AS x
-       ON x.content_hash = p.content_hash AND p.ignored IS NULL
+LEFT JOIN temp.run_shared_texts AS x ON x.content_hash = p.content_hash AND p.ignored IS NULL
 ORDER BY a.id;
--- Each page's group, kind and canonical flag (main._webdedup_groups), in rowid order.
+DROP TABLE temp.run_shared_texts;
+-- Each page's group, kind, canonical flag and score (main._webdedup_groups), in rowid order.
 DROP TABLE IF EXISTS temp.run_groups;
 CREATE TEMP TABLE run_groups (
-    id INTEGER PRIMARY KEY, dup_group INTEGER, dup_kind TEXT, is_canonical INTEGER
+    id INTEGER PRIMARY KEY, dup_group INTEGER, dup_kind TEXT, is_canonical INTEGER,
+    dup_score REAL
 );
 INSERT INTO temp.run_groups
-SELECT id, dup_group, dup_kind, is_canonical FROM temp.run_write ORDER BY id;
--- The state's lookup tables (main._webdedup_url_keys, _content_hashes, _hosts) as this
--- run leaves them for its pages, in key order: phase 5 copies them in that order.
-DROP TABLE IF EXISTS temp.run_url_keys;
-CREATE TEMP TABLE run_url_keys (url_key TEXT NOT NULL, id INTEGER NOT NULL,
-                                PRIMARY KEY (url_key, id)) WITHOUT ROWID;
-INSERT INTO temp.run_url_keys
-SELECT url_key, id FROM temp.run_prepared ORDER BY url_key, id;
-DROP TABLE IF EXISTS temp.run_content_hashes;
-CREATE TEMP TABLE run_content_hashes (content_hash TEXT NOT NULL, id INTEGER NOT NULL,
-                                      PRIMARY KEY (content_hash, id)) WITHOUT ROWID;
-INSERT INTO temp.run_content_hashes
-SELECT content_hash, id FROM temp.run_prepared WHERE content_hash IS NOT NULL
-ORDER BY content_hash, id;
-DROP TABLE IF EXISTS temp.run_hosts;
-CREATE TEMP TABLE run_hosts (host TEXT NOT NULL, id INTEGER NOT NULL,
-                             PRIMARY KEY (host, id)) WITHOUT ROWID;
-INSERT INTO temp.run_hosts
-SELECT host, id FROM temp.run_prepared WHERE host IS NOT NULL ORDER BY host, id;
+SELECT id, dup_group, dup_kind, is_canonical, dup_score FROM temp.run_write ORDER BY id;

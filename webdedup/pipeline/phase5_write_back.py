@@ -239,6 +239,11 @@ def _prepare(ctx: RunContext) -> _Writer:
     if ctx.plan is None:
         raise ValueError("phase 5 needs the run's plan (RunContext.plan)")
     layout = ctx.layout
+    made = ctx.conn.execute(
+        "SELECT 1 FROM temp.sqlite_schema WHERE type = 'table' AND name = 'run_url_keys'"
+    ).fetchone()
+    if made is None:  # (phase 2 makes them; a run of loaded results had none)
+        run_script(ctx.conn, "lookup_keys")
     run_script(
         ctx.conn,
         "write_prepare",
