@@ -4,8 +4,8 @@
 -- recomputes them (they stay queued). {pages}, {rowid}: the crawler's table, its rowid alias.
 DELETE FROM main._webdedup_groups
 WHERE id IN (SELECT id FROM main._webdedup_changes WHERE seq > :max_seq);
-INSERT INTO main._webdedup_groups (id, dup_group, dup_kind, is_canonical)
-SELECT p.{rowid}, p.dup_group, p.dup_kind, p.is_canonical
+INSERT INTO main._webdedup_groups (id, dup_group, dup_kind, is_canonical, dup_score)
+SELECT p.{rowid}, p.dup_group, p.dup_kind, p.is_canonical, p.dup_score
 FROM main.{pages} AS p
 WHERE p.{rowid} IN (SELECT id FROM main._webdedup_changes WHERE seq > :max_seq)
   AND (p.dup_group IS NOT NULL OR p.dup_kind IS NOT NULL);

@@ -18,4 +18,4 @@ INSERT OR REPLACE INTO main._webdedup_groups
 SELECT g.* FROM temp.run_groups AS g
 LEFT JOIN main._webdedup_groups AS m ON m.id = g.id
 WHERE m.id IS NULL OR m.dup_group IS NOT g.dup_group OR m.dup_kind IS NOT g.dup_kind
-   OR m.is_canonical IS NOT g.is_canonical;
+   OR m.is_canonical IS NOT g.is_canonical OR m.dup_score IS NOT g.dup_score;

@@ -69,10 +69,10 @@ INSERT INTO _webdedup_edges (a, b, score, method)
 SELECT canonical_id, id, dup_score, 'minhash' FROM pages WHERE dup_kind = 'near'
 """
 
-#: each annotated page's group columns, as phase 5 keeps them beside the pages (schema 11)
+#: each annotated page's group columns, as phase 5 keeps them beside the pages (schema 13)
 GROUPS_SQL = """
-INSERT INTO _webdedup_groups (id, dup_group, dup_kind, is_canonical)
-SELECT id, dup_group, dup_kind, is_canonical FROM pages
+INSERT INTO _webdedup_groups (id, dup_group, dup_kind, is_canonical, dup_score)
+SELECT id, dup_group, dup_kind, is_canonical, dup_score FROM pages
 """
 
 OUTPUT_COLUMNS = (

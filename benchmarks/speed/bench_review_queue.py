@@ -6,10 +6,10 @@
 
 Synthetic state, not a run: an index of ``--members`` duplicate-group members in groups of
 two (a third of them exact, the rest near with scores from 0.9 to 1.0) as the review app
-builds it once a run, and as many rows of ``_webdedup_prepared`` spread over ``--hosts``
-hosts. Prints the time to build the queue, to count what is left and to find the next
-undecided pair once ``--verdicts`` pairs are decided, and to read the hosts' texts the first
-time the chrome is dimmed (with duplicates on every host, then on a few).
+builds it once a run, and as many rows of ``_webdedup_prepared`` (and ``_webdedup_hosts``)
+spread over ``--hosts`` hosts. Prints the time to build the queue, to count what is left and
+to find the next undecided pair once ``--verdicts`` pairs are decided, and to find one
+host's distinct texts when its chrome is first dimmed (``sql/review/host_texts.sql``).
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ import time
 from pathlib import Path
 
 from webdedup.review import queue
-from webdedup.store import migrate, run_script, transaction
+from webdedup.store import migrate, sql, transaction
 
 MEMBERS_TABLE = (
     "CREATE TEMP TABLE review_members (id INTEGER PRIMARY KEY, dup_group INTEGER NOT NULL, "
     "size INTEGER NOT NULL, is_canonical INTEGER NOT NULL, dup_kind TEXT, dup_score REAL, "
-    "url TEXT, title TEXT, host TEXT, lang TEXT)"
+    "host TEXT, lang TEXT)"
 )
 
 
@@ -48,6 +48,8 @@ def fill(conn: sqlite3.Connection, members: int, hosts: int) -> None:
 
         conn.executemany(f"INSERT INTO _webdedup_prepared ({', '.join(cols)}) "
                          f"VALUES ({', '.join('?' * len(cols))})", prepared())
+        conn.execute("INSERT INTO _webdedup_hosts (host, id) SELECT host, id "
+                     "FROM _webdedup_prepared ORDER BY host, id")
     conn.execute(MEMBERS_TABLE)
     rows = []
     for g in range(members // 2):
@@ -88,12 +90,10 @@ def main(argv: list[str] | None = None) -> int:
         print(timed(f"count what is left ({args.verdicts:,} verdicts)",
                     lambda: queue.progress(conn)).line())
         timed("find the next undecided pair", lambda: queue.next_pos(conn, 0))
-        timed(f"read the texts of every host ({args.hosts:,} with duplicates)",
-              lambda: run_script(conn, "review/host_texts"))
-        conn.execute("DELETE FROM temp.review_members WHERE host NOT IN ('h0.example', "
-                     "'h2.example', 'h4.example')")
-        timed("read the texts of the hosts (3 with duplicates)",
-              lambda: run_script(conn, "review/host_texts"))
+        texts = sql("review/host_texts", host_pages="main._webdedup_hosts")
+        found = timed(f"one host's distinct texts ({args.members // args.hosts:,} pages a host)",
+                      lambda: conn.execute(texts, {"host": "h0.example", "limit": 400}).fetchall())
+        print(f"  ({len(found)} texts)")
         conn.close()
     return 0
 

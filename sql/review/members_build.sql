@@ -1,20 +1,22 @@
--- The review app's index of the duplicate groups (2+ pages), in its own TEMP table: the
--- output columns sit past each page's text, so the app reads them once a run (not once a
--- request), the members found by _webdedup_groups' index on dup_group. {title}, {lang} are quoted columns of p or NULL.
+-- The review app's index of the duplicate groups (2+ pages), in its own TEMP table, once a
+-- run, from webdedup's state alone: each member's group, kind, canonical flag and score
+-- (main._webdedup_groups, by its index on dup_group), its host and language (the prepared
+-- row: the crawler's language, else the detected one). Nothing is read from {pages}, whose
+-- rows hold the texts: at three million pages reading every member's row took 23 s. The
+-- URLs and titles a search matches are read when a search is made (review/search_build.sql).
+-- {groups} is sql/group_kinds.sql: the one definition of a group (webdedup/store/counts.py);
+-- {score} is a.dup_score, or for a state older than schema 13 the page's own cell.
 DROP TABLE IF EXISTS temp.review_members;
 CREATE TEMP TABLE review_members (
     id INTEGER PRIMARY KEY, dup_group INTEGER NOT NULL, size INTEGER NOT NULL,
-    is_canonical INTEGER NOT NULL, dup_kind TEXT, dup_score REAL,
-    url TEXT, title TEXT, host TEXT, lang TEXT
+    is_canonical INTEGER NOT NULL, dup_kind TEXT, dup_score REAL, host TEXT, lang TEXT
 );
 INSERT INTO temp.review_members
-SELECT p.{rowid}, p.dup_group, p.dup_group_size, p.is_canonical, p.dup_kind, p.dup_score,
-       p.{url}, {title}, w.host, {lang}
-FROM main._webdedup_groups AS a
-JOIN {pages} AS p ON p.{rowid} = a.id AND p.dup_group = a.dup_group  -- a row renumbered by VACUUM carries another group: left out
-LEFT JOIN main._webdedup_prepared AS w ON w.id = p.{rowid}
--- {groups} is sql/group_kinds.sql: the one definition of a group (webdedup/store/counts.py)
-WHERE a.dup_group IN (SELECT dup_group FROM {groups});
+SELECT a.id, a.dup_group, g.size, coalesce(a.is_canonical, 0), a.dup_kind, {score},
+       w.host, w.lang
+FROM {groups} AS g
+JOIN main._webdedup_groups AS a ON a.dup_group = g.dup_group
+LEFT JOIN main._webdedup_prepared AS w ON w.id = a.id;
 CREATE INDEX temp.review_members_group ON review_members(dup_group);
 DROP TABLE IF EXISTS temp.review_groups;
 CREATE TEMP TABLE review_groups (
@@ -28,3 +30,5 @@ SELECT dup_group, max(size), max(CASE WHEN is_canonical = 1 THEN id END),
 FROM temp.review_members
 GROUP BY dup_group;
 CREATE INDEX temp.review_groups_size ON review_groups(size DESC, dup_group);
+-- (the search's table of URLs and titles is built when a search is made)
+DROP TABLE IF EXISTS temp.review_search;

@@ -303,3 +303,96 @@ def test_labels_export_as_json_lines_that_evaluate_reads(tmp_path):
                                 "false_positive": len(given) - accepted, "false_negative": 0,
                                 "true_negative": 0, "precision": accepted / len(given),
                                 "recall": 1.0}
+
+
+def _index_tables(db: Path, blind: bool) -> list[list[tuple]]:
+    """The review app's index and queue (its TEMP tables) as built for the last run; with
+    ``blind``, every read of the crawler's ``pages`` table gives NULL (SQLite's authorizer
+    answers SQLITE_IGNORE), so an index that needed them would come out otherwise."""
+
+    def ignore_pages(action, table, _column, _db, _trigger):
+        if action == sqlite3.SQLITE_READ and table == "pages":
+            return sqlite3.SQLITE_IGNORE
+        return sqlite3.SQLITE_OK
+
+    app = ReviewApp(db)
+    try:
+        conn = app._reader()
+        conn.execute("BEGIN")
+        if blind:
+            conn.set_authorizer(ignore_pages)
+        app._build_index(conn)
+        conn.set_authorizer(None)
+        tables = [conn.execute(f"SELECT * FROM temp.{t} ORDER BY 1").fetchall()
+                  for t in ("review_members", "review_groups", "review_queue",
+                            "review_queue_groups")]
+        conn.execute("ROLLBACK")
+    finally:
+        app.close()
+    return tables
+
+
+def test_the_index_and_the_queue_are_built_from_the_state_alone(family):
+    """Reading every group member's row of the crawler's table (texts included) took 23 s at
+    three million pages: the index and the queue come from webdedup's state alone."""
+    seen = _index_tables(family, blind=False)
+    assert all(seen) and len(seen[2]) == len(scores(family)) + 1
+    assert _index_tables(family, blind=True) == seen
+    # (a state before schema 13 reads the scores from the pages: blind, it has none)
+    with sqlite3.connect(family) as conn:
+        conn.execute("ALTER TABLE _webdedup_groups DROP COLUMN dup_score")
+    assert _index_tables(family, blind=False) == seen
+    assert _index_tables(family, blind=True) != seen
+
+
+def test_a_search_reads_the_urls_and_titles_when_asked(family):
+    app = ReviewApp(family)
+    try:
+        plain = app.handle("GET", "/", {}, {}).body.decode()
+        found = app.handle("GET", "/", {"q": ["origin.example"]}, {}).body.decode()
+        none = app.handle("GET", "/", {"q": ["no-such-host.example"]}, {}).body.decode()
+    finally:
+        app.close()
+    assert "2 groups match" in plain
+    assert "1 groups match" in found or "1 group matches" in found
+    assert "0 groups match" in none
+
+
+def _queue_order(app: ReviewApp) -> list[tuple[int, int]]:
+    """The pairs of the queue, in its order (next, next... until it comes round)."""
+    order: list[tuple[int, int]] = []
+    pos, body = follow(app, "/queue")
+    while pos and shown_pair(body) not in order:
+        order.append(shown_pair(body))
+        nxt = re.search(r'id="next" rel="next" href="([^"]+)"', body)
+        assert nxt
+        pos, body = follow(app, nxt.group(1).replace("&amp;", "&"))
+    return order
+
+
+def test_a_state_before_schema_13_gets_its_scores_from_the_pages(family):
+    """A database annotated by a webdedup of schema 12 (no dup_score in _webdedup_groups):
+    the review app reads each member's score from its page (the queue's order is the same),
+    and migrating fills the column from the pages."""
+    near = scores(family)
+    app = ReviewApp(family)
+    try:
+        now = _queue_order(app)
+    finally:
+        app.close()
+    with sqlite3.connect(family) as conn:
+        conn.execute("ALTER TABLE _webdedup_groups DROP COLUMN dup_score")
+        conn.execute("UPDATE _webdedup_meta SET value = '12' WHERE key = 'schema_version'")
+    app = ReviewApp(family)
+    try:
+        assert _queue_order(app) == now
+    finally:
+        app.close()
+    assert [m for m, _ in now][: len(near)] == sorted(near, key=lambda i: abs(near[i] - 0.8))
+    conn = connect(family)
+    with transaction(conn):
+        migrate(conn)
+    filled = dict(conn.execute(
+        "SELECT id, dup_score FROM _webdedup_groups WHERE dup_kind = 'near'").fetchall())
+    conn.close()
+    assert filled == near

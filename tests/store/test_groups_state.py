@@ -37,13 +37,14 @@ def groups(path) -> dict[int, tuple]:
 
 
 def annotated(path) -> dict[int, tuple]:
-    """``{rowid: (dup_group, dup_kind, is_canonical)}`` of the annotated pages."""
+    """``{rowid: (dup_group, dup_kind, is_canonical, dup_score)}`` of the annotated pages
+    (the columns of ``_webdedup_groups``: the score since schema 13)."""
     conn = sqlite3.connect(path)
     try:
         return {
             r[0]: r[1:]
             for r in conn.execute(
-                "SELECT rowid, dup_group, dup_kind, is_canonical FROM pages "
+                "SELECT rowid, dup_group, dup_kind, is_canonical, dup_score FROM pages "
                 "WHERE dup_group IS NOT NULL OR dup_kind IS NOT NULL ORDER BY rowid"
             )
         }

@@ -373,9 +373,11 @@ def _regroup(conn: sqlite3.Connection, table: str, alias: str) -> None:
     if not table_exists(conn, GROUPS_TABLE) or not {"dup_group", "dup_kind"} <= names:
         return
     rowid = quote(alias)
+    score = "p.dup_score" if "dup_score" in names else "NULL"
     conn.execute(
-        f"INSERT OR REPLACE INTO {GROUPS_TABLE} (id, dup_group, dup_kind, is_canonical) "
-        f"SELECT p.{rowid}, p.dup_group, p.dup_kind, p.is_canonical FROM {quote(table)} AS p "
+        f"INSERT OR REPLACE INTO {GROUPS_TABLE} (id, dup_group, dup_kind, is_canonical, "
+        f"dup_score) SELECT p.{rowid}, p.dup_group, p.dup_kind, p.is_canonical, {score} "
+        f"FROM {quote(table)} AS p "
         f"WHERE p.{rowid} IN (SELECT _rowid FROM {quote(PRUNED_TABLE)}) "
         "AND (p.dup_group IS NOT NULL OR p.dup_kind IS NOT NULL)"
     )

@@ -45,7 +45,8 @@ from ..store import (
 )
 from ..store.counts import Counts, groups_subquery
 from ..store.pages import as_text
-from ..store.state import meta_value
+from ..store.schema import GROUPS_TABLE
+from ..store.state import host_pages, meta_value
 from ..store.verdicts import (
     Verdict,
     add_verdict,
@@ -272,7 +273,7 @@ class ReviewApp:
         self._batched = False
         self._threshold = 0.9
         self._host_lines: dict[str, frozenset[str]] = {}  # the dimmed lines of a host, a run
-        self._host_texts = False  # temp.review_host_texts built for the index's run
+        self._searchable = False  # temp.review_search built for the index's run
         #: the verdicts this app recorded, newest last: what "undo" withdraws
         self._undo: list[int] = []
         self._undo_lock = threading.Lock()
@@ -362,25 +363,37 @@ class ReviewApp:
             return result
 
     def _build_index(self, conn: sqlite3.Connection) -> None:
-        """The groups of the run ``conn``'s transaction sees, in TEMP tables (once a run)."""
+        """The groups of the run ``conn``'s transaction sees, in TEMP tables (once a run),
+        from webdedup's state alone (``sql/review/members_build.sql``)."""
         source = read_layout(conn, str(self.db))
         have = set(table_columns(conn, source.table))
         lang = next((c for c in LANG_COLUMNS if c in have), None)
-        run_script(
-            conn,
-            "review/members_build",
-            pages=quote(source.table),
-            rowid=quote(source.layout.rowid),
-            url=quote(source.url),
-            title=source.column("p", source.title),
-            lang=source.column("p", lang),
-            groups=groups_subquery(),
-        )
+        score = "a.dup_score"
+        if "dup_score" not in table_columns(conn, GROUPS_TABLE):  # a state before schema 13
+            score = (f"(SELECT p.dup_score FROM {quote(source.table)} AS p "
+                     f"WHERE p.{quote(source.layout.rowid)} = a.id)")
+        run_script(conn, "review/members_build", groups=groups_subquery(), score=score)
         self._source, self._lang = source, lang
         self._pictures = None
         self._threshold = float(last_run(conn).get("params", {}).get("threshold") or 0.9)
         build_queue(conn, self._threshold)
-        self._host_lines, self._host_texts = {}, False
+        self._host_lines = {}
+        self._searchable = False
+
+    def _search_table(self, conn: sqlite3.Connection, source: Source) -> str:
+        """``temp.review_search`` (the members' URLs and titles), built by the first search
+        of a run (the index itself does not read the pages' rows)."""
+        if not self._searchable:
+            run_script(
+                conn,
+                "review/search_build",
+                pages=quote(source.table),
+                rowid=quote(source.layout.rowid),
+                url=quote(source.url),
+                title=source.column("p", source.title),
+            )
+            self._searchable = True
+        return "temp.review_search"
 
     # -- requests ------------------------------------------------------------------------
 
@@ -505,7 +518,8 @@ class ReviewApp:
             total = counts(conn, source)
             run = last_run(conn)
             params = run.get("params", {})
-            rows = conn.execute(sql_review("groups"), filters.params()).fetchall()
+            search = self._search_table(conn, source) if filters.q else NO_SEARCH
+            rows = conn.execute(sql_review("groups", search=search), filters.params()).fetchall()
             hosts = [h for h, _ in conn.execute(sql_review("hosts"), {"limit": 200})]
             verdicts = read_verdicts(conn)
             sections = [
@@ -668,12 +682,9 @@ class ReviewApp:
         if not host or not params.get("own_content", True):
             return frozenset()
         if host not in self._host_lines:
-            if not self._host_texts:
-                run_script(conn, "review/host_texts")
-                self._host_texts = True
             texts = conn.execute(
-                "SELECT id, urls FROM temp.review_host_texts WHERE host = ? LIMIT ?",
-                (host, HOST_SAMPLE),
+                sql_review("host_texts", host_pages=host_pages(conn)),
+                {"host": host, "limit": HOST_SAMPLE},
             ).fetchall()
             min_pages = int(params.get("segment_min_pages") or 3)
             self._host_lines[host] = (
@@ -1001,8 +1012,12 @@ PICTURES_LINK = (
 )
 
 
-def sql_review(name: str) -> str:
-    return sql("review/" + name)
+def sql_review(name: str, **identifiers: str) -> str:
+    return sql("review/" + name, **identifiers)
+
+
+#: What ``sql/review/groups.sql`` searches when no search is asked (no rows).
+NO_SEARCH = "(SELECT NULL AS dup_group, NULL AS url, NULL AS title WHERE 0)"
 
 
 def _text(row: dict[str, Any]) -> str | None:

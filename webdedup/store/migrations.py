@@ -55,6 +55,8 @@ def check_schema(conn: sqlite3.Connection) -> int:
 
 #: The schema that keeps each annotated page's group beside the pages (``_webdedup_groups``).
 GROUPS_SCHEMA = 11
+#: The schema that keeps each annotated page's ``dup_score`` there too.
+SCORES_SCHEMA = 13
 
 #: First line of a migration that only upgrades state written by an earlier schema.
 UPGRADE_ONLY = "-- upgrade only"
@@ -88,6 +90,8 @@ def migrate(conn: sqlite3.Connection) -> int:
                     _execute(conn, statement)
                 if start > 0 and version == GROUPS_SCHEMA:
                     _fill_groups(conn)
+                if start > 0 and version == SCORES_SCHEMA:
+                    _fill_scores(conn)
             conn.execute(
                 "INSERT OR REPLACE INTO _webdedup_meta(key, value) VALUES ('schema_version', ?)",
                 (str(version),),
@@ -96,24 +100,45 @@ def migrate(conn: sqlite3.Connection) -> int:
     return current
 
 
-def _fill_groups(conn: sqlite3.Connection) -> None:
-    """Upgrading to :data:`GROUPS_SCHEMA`: ``_webdedup_groups`` from the annotations on the
-    last run's table (one read of that table, once; a run writes the table's rows since)."""
+def _annotated_table(conn: sqlite3.Connection, needs: set[str]) -> tuple[str, str] | None:
+    """The last run's table and its rowid (quoted), when it has the columns ``needs``."""
     row = conn.execute("SELECT value FROM _webdedup_meta WHERE key = 'config'").fetchone()
     try:
         table = json.loads(row[0])["columns"]["table"] if row and row[0] else None
     except (ValueError, TypeError, KeyError):
         table = None
     if not isinstance(table, str) or not table_exists(conn, table):
-        return
+        return None
     have = {r[1] for r in conn.execute(f"PRAGMA main.table_info({quote(table)})")}
-    if not {"dup_group", "dup_kind", "is_canonical"} <= have:
-        return
+    if not needs <= have:
+        return None
     from .layout import rowid_alias  # (layout reads the schema this module writes)
 
-    rowid = quote(rowid_alias(conn, table))
+    return quote(table), quote(rowid_alias(conn, table))
+
+
+def _fill_scores(conn: sqlite3.Connection) -> None:
+    """Upgrading to :data:`SCORES_SCHEMA`: the groups' ``dup_score`` from the annotations,
+    each row read by its rowid, once."""
+    found = _annotated_table(conn, {"dup_score"})
+    if found is None:
+        return
+    table, rowid = found
+    conn.execute(
+        f"UPDATE _webdedup_groups SET dup_score = (SELECT p.dup_score FROM {table} AS p "
+        f"WHERE p.{rowid} = _webdedup_groups.id)"
+    )
+
+
+def _fill_groups(conn: sqlite3.Connection) -> None:
+    """Upgrading to :data:`GROUPS_SCHEMA`: ``_webdedup_groups`` from the annotations on the
+    last run's table (one read of that table, once; a run writes the table's rows since)."""
+    found = _annotated_table(conn, {"dup_group", "dup_kind", "is_canonical"})
+    if found is None:
+        return
+    table, rowid = found
     conn.execute(
         "INSERT OR REPLACE INTO _webdedup_groups (id, dup_group, dup_kind, is_canonical) "
-        f"SELECT {rowid}, dup_group, dup_kind, is_canonical FROM {quote(table)} "
+        f"SELECT {rowid}, dup_group, dup_kind, is_canonical FROM {table} "
         "WHERE dup_group IS NOT NULL OR dup_kind IS NOT NULL"
     )
