@@ -175,8 +175,15 @@ def take(corpus: Path, db: Path, pages: int) -> None:
 
 
 def add_nightly(corpus: Path, db: Path, pages: int, new: int, seed: int = 1) -> str:
-    """``new`` pages after the first ``pages``: the corpus's next ids, else edited copies."""
+    """``new`` pages after the first ``pages``: the corpus's next ids, else edited copies
+    (always when the corpus is the database itself: ``--in-place``)."""
     conn = sqlite3.connect(db, isolation_level=None)
+    if corpus.resolve() == db.resolve():  # (not attached to itself)
+        conn.execute("BEGIN")
+        how = copy_pages(conn, new, seed)
+        conn.execute("COMMIT")
+        conn.close()
+        return how
     conn.execute("ATTACH DATABASE ? AS corpus", (str(corpus),))
     (have,) = conn.execute("SELECT max(id) FROM corpus.pages").fetchone()
     conn.execute("BEGIN")
@@ -258,6 +265,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()))
     parser.add_argument("--json", type=Path)
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    parser.add_argument(
+        "--in-place", action="store_true",
+        help="run on the cached corpus file itself instead of a copy in --work (ten million "
+             "pages are 31 GB, a copy as much again): the corpus is annotated by the run and "
+             "moved into --work as the kept database, to be built again for the next run "
+             "(needs --pages equal to the corpus's pages)")
     parser.add_argument("--first-only", action="store_true", help="the first run alone")
     parser.add_argument("--readers", type=Path, metavar="DB",
                         help="only the readers, on this annotated database")
@@ -278,9 +291,18 @@ def main(argv: list[str] | None = None) -> int:
     for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
         p.unlink(missing_ok=True)
     t = time.perf_counter()
-    take(corpus, db, args.pages)
+    if args.in_place:
+        if args.corpus_pages not in (None, args.pages):
+            parser.error("--in-place runs on the whole corpus: no --corpus-pages")
+        # (a rename on one file system; across two, a copy, then the corpus is gone)
+        shutil.move(corpus, db)
+        corpus = db  # the nightly pages are copies of its pages (it has no next ids)
+        how = "moved (--in-place)"
+    else:
+        take(corpus, db, args.pages)
+        how = f"copied from {corpus.name}"
     size_before = db_bytes(db)
-    print(f"{args.pages:,} pages copied from {corpus.name} in {time.perf_counter() - t:.0f} s "
+    print(f"{args.pages:,} pages {how} in {time.perf_counter() - t:.0f} s "
           f"({size_before / 2**30:.2f} GiB)", flush=True)
     out: dict = {"pages": args.pages, "sentences": args.sentences,
                  "db_bytes_before": size_before, "cores": os.cpu_count()}
