@@ -398,3 +398,35 @@ def test_export_into_a_named_pipe_writes_through_it_and_leaves_it_a_pipe(tmp_pat
     assert res.exit_code == 0, res.output
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert json.loads(got[0])["meta"]
+
+
+def test_the_reports_documents_made_by_sqlite_are_the_python_ones_on_odd_cells(tmp_path):
+    """The report's documents are JSON made by SQLite (json_object); they read back as the
+    dicts of iter_documents on every odd cell a crawler stores: BLOB and integer URLs,
+    invalid UTF-8 and control characters in titles, quotes, non-Latin scripts."""
+    from webdedup.output.json_report import iter_documents, iter_documents_json
+    from webdedup.output.source import open_source
+
+    texts = real_texts(12)
+    db = write_pages(tmp_path / "odd.sqlite", [
+        make_page(f"https://odd.example/{i}", t["text"], title=f"Title {i}")
+        for i, t in enumerate(texts)
+    ] + [make_page("https://odd.example/copy", texts[0]["text"], title="copy")])
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE pages SET url = CAST(url AS BLOB) WHERE id = 2")
+        conn.execute("UPDATE pages SET url = 12345 WHERE id = 3")
+        conn.execute("UPDATE pages SET title = CAST(X'4162FF6364' AS TEXT) WHERE id = 4")
+        conn.execute("UPDATE pages SET title = X'C3A9E29C93FF' WHERE id = 5")
+        conn.execute("UPDATE pages SET title = ? WHERE id = 6",
+                     ('tab\there "quoted" \\ back\nslash \x01 ctl \u2028 漢字 ünï',))
+        conn.execute("UPDATE pages SET title = NULL WHERE id = 7")
+    Deduplicator().run_on_db(db)
+    with open_source(db) as (conn, layout):
+        python = list(iter_documents(conn, layout, ExportFilters()))
+        made = [json.loads(doc) for doc in iter_documents_json(conn, layout, ExportFilters())]
+    assert made == python and len(made) == len(texts) + 1
+    doc = {d["id"]: d for d in made}
+    assert doc[4]["title"] == "Ab\ufffdcd" and doc[2]["url"] == "https://odd.example/1"
+    assert doc[5]["title"] == "é✓\ufffd" and doc[6]["title"].startswith('tab\there "quoted"')
+    assert doc[3]["url"] == "12345" and doc[7]["title"] is None  # (TEXT affinity)
+    assert isinstance(doc[1]["is_canonical"], bool) and doc[1]["dup_score"] == 1.0
