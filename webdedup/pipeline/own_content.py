@@ -79,10 +79,25 @@ def run(ctx: RunContext) -> OwnResult:
         return OwnResult(hosts=0, own=0, thin=0)
     name = "own_hosts_incremental" if ctx.incremental else "own_hosts_full"
     query = sql(name, host_pages=host_pages(conn)) if ctx.incremental else sql(name)
-    rows = conn.execute(query, {"min_pages": int(config.segment_min_pages)})
+    # the hosts' texts, kept: the near nodes are then read for those hosts only (on a large
+    # crawl most hosts have too few pages, and going through every node took most of the step)
+    conn.execute("DROP TABLE IF EXISTS temp.run_own_texts")
+    conn.execute(
+        "CREATE TEMP TABLE run_own_texts (host TEXT NOT NULL, content_hash TEXT NOT NULL, "
+        "id INTEGER NOT NULL, urls INTEGER NOT NULL, PRIMARY KEY (host, content_hash)) "
+        "WITHOUT ROWID"
+    )
+    conn.execute("INSERT INTO temp.run_own_texts " + query,
+                 {"min_pages": int(config.segment_min_pages)})
+    rows = conn.execute(
+        "SELECT host, content_hash, id, urls FROM temp.run_own_texts ORDER BY host, content_hash"
+    )
     node_rows = _HostNodes(conn.execute(
-        "SELECT p.host, p.content_hash, n.id, p.word_count FROM temp.run_near_nodes AS n "
-        "JOIN temp.run_prepared AS p ON p.id = n.id WHERE p.host IS NOT NULL ORDER BY p.host"
+        "SELECT k.host, p.content_hash, n.id, p.word_count "
+        "FROM (SELECT DISTINCT host FROM temp.run_own_texts) AS h "
+        "JOIN temp.run_hosts AS k ON k.host = h.host "
+        "JOIN temp.run_near_nodes AS n ON n.id = k.id "
+        "JOIN temp.run_prepared AS p ON p.id = n.id ORDER BY k.host"
     ))
     nodes_total = conn.execute("SELECT count(*) FROM temp.run_near_nodes").fetchone()[0]
     workers = worker_count(config, nodes_total, minimum=PARALLEL_MIN_NODES)

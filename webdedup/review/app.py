@@ -274,6 +274,8 @@ class ReviewApp:
         self._threshold = 0.9
         self._host_lines: dict[str, frozenset[str]] = {}  # the dimmed lines of a host, a run
         self._searchable = False  # temp.review_search built for the index's run
+        self._run_counts: dict[str, int] | None = None  # the run's counts, for the header
+        self._hosts: list[str] = []  # the hosts with the most members (the host filter)
         #: the verdicts this app recorded, newest last: what "undo" withdraws
         self._undo: list[int] = []
         self._undo_lock = threading.Lock()
@@ -379,6 +381,7 @@ class ReviewApp:
         build_queue(conn, self._threshold)
         self._host_lines = {}
         self._searchable = False
+        self._run_counts, self._hosts = None, []  # the index page's, once a run
 
     def _search_table(self, conn: sqlite3.Connection, source: Source) -> str:
         """``temp.review_search`` (the members' URLs and titles), built by the first search
@@ -515,12 +518,14 @@ class ReviewApp:
 
     def _index(self, filters: Filters) -> str:
         def read(conn: sqlite3.Connection, source: Source) -> tuple[Any, ...]:
-            total = counts(conn, source)
+            if self._run_counts is None:  # (once a run: a pass over the state each)
+                self._run_counts = counts(conn, source)
+                self._hosts = [h for h, _ in conn.execute(sql_review("hosts"), {"limit": 200})]
+            total, hosts = self._run_counts, self._hosts
             run = last_run(conn)
             params = run.get("params", {})
             search = self._search_table(conn, source) if filters.q else NO_SEARCH
             rows = conn.execute(sql_review("groups", search=search), filters.params()).fetchall()
-            hosts = [h for h, _ in conn.execute(sql_review("hosts"), {"limit": 200})]
             verdicts = read_verdicts(conn)
             sections = [
                 self._render_group(conn, source, int(g), int(size), params, verdicts)
