@@ -94,8 +94,8 @@ def run(ctx: RunContext) -> OwnResult:
     )
     node_rows = _HostNodes(conn.execute(
         "SELECT k.host, p.content_hash, n.id, p.word_count "
-        "FROM (SELECT DISTINCT host FROM temp.run_own_texts) AS h "
-        "JOIN temp.run_hosts AS k ON k.host = h.host "
+        "FROM (SELECT DISTINCT host FROM temp.run_own_texts) AS h "  # (CROSS JOIN: the
+        "CROSS JOIN temp.run_hosts AS k ON k.host = h.host "  # hosts outermost, not every page)
         "JOIN temp.run_near_nodes AS n ON n.id = k.id "
         "JOIN temp.run_prepared AS p ON p.id = n.id ORDER BY k.host"
     ))
