@@ -100,6 +100,7 @@ class WorkerPool:
         self.setup = setup
         self.what = what
         self._pool: ProcessPoolExecutor | None = None
+        self._before: set[int] = set()  # this process's children before the pool's
 
     def __enter__(self) -> WorkerPool:
         if self.workers <= 1:
@@ -110,6 +111,7 @@ class WorkerPool:
                     raise _failed(self.what, describe_failure(exc)) from None
             return self
         context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+        self._before = {p.pid for p in multiprocessing.active_children() if p.pid is not None}
         self._pool = ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=context,
@@ -128,15 +130,33 @@ class WorkerPool:
         if pool is None:
             return
         if exc_type is not None:  # stop at once: no job of a failed command is worth waiting
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
-                process.terminate()
+            _terminate(pool)
         if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
-            # Ctrl-C or SIGTERM (the CLI raises it): don't wait for the jobs in flight; a
-            # stop that came as the pool started leaves it half made, unable to shut down
-            with suppress(RuntimeError):
-                pool.shutdown(wait=False, cancel_futures=True)
+            self._orphans()
+            _stop_now(pool)
             return
-        pool.shutdown(wait=True, cancel_futures=True)
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException:  # a stop while it waited (the CLI sends one again and again):
+            _terminate(pool)  # else a worker never told to end keeps the process from exiting
+            self._orphans()
+            _stop_now(pool)
+            raise
+
+    def _orphans(self) -> None:
+        """End the workers a stop left unrecorded: interrupted as it forked one, the pool
+        never learns of it, and the process would wait for it at its exit, for ever."""
+        for process in multiprocessing.active_children():
+            if process.pid not in self._before:
+                process.terminate()
+
+    def close(self, stopping: BaseException | None = None) -> None:
+        """Stop the workers: after their jobs in flight, or at once when the caller is
+        ``stopping`` on an exception (as :meth:`__exit__` does)."""
+        if stopping is None:
+            self.__exit__(None, None, None)
+        else:
+            self.__exit__(type(stopping), stopping, stopping.__traceback__)
 
     def map(self, fn: Callable[..., T], jobs: Iterable[tuple[Any, ...]]) -> Iterator[T]:
         """``fn(*job)`` for each job, results in job order.
@@ -179,6 +199,18 @@ class WorkerPool:
             f"a {self.what} ended abruptly (it crashed at start-up, or was killed, e.g. for "
             "lack of memory); run again with --workers 1 to see the error in this process"
         )
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+
+
+def _stop_now(pool: ProcessPoolExecutor) -> None:
+    """Ctrl-C or SIGTERM (the CLI raises it): don't wait for the jobs in flight; a stop
+    that came as the pool started leaves it half made, unable to shut down."""
+    with suppress(RuntimeError):
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def ordered_map(

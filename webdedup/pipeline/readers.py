@@ -54,9 +54,10 @@ class Readers:
         """``fn(*job)`` for each job in a worker (``fn`` at module level), in job order."""
         return self.pool.map(fn, jobs)
 
-    def close(self) -> None:
-        """Stop the workers (their read transactions end with them)."""
-        self.pool.__exit__(None, None, None)
+    def close(self, stopping: BaseException | None = None) -> None:
+        """Stop the workers (their read transactions end with them): at once when the run
+        is ``stopping`` on an exception (a Ctrl-C must not wait for their jobs)."""
+        self.pool.close(stopping)
 
 
 def start(

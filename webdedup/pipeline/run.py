@@ -362,12 +362,14 @@ def _run_phases(
             run_script(conn, "assign")
         (processed,) = conn.execute("SELECT count(*) FROM temp.run_assign").fetchone()
         return _Snapshot(plan, near, int(processed), renumbered)  # the snapshot stays open
-    except sqlite3.Error as exc:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise translate(exc) from exc
+    except BaseException as exc:
+        _stop_readers(ctx, exc)
+        if isinstance(exc, sqlite3.Error):
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise translate(exc) from exc
+        raise
     finally:
-        _stop_readers(ctx)
         if watch is not None:
             watch.close()
 
@@ -405,10 +407,12 @@ def _start_readers(ctx: RunContext, watch: CommitWatch | None, pages: int) -> Re
     return readers.start(watch, workers, setup=load_char_table)
 
 
-def _stop_readers(ctx: RunContext) -> None:
-    if ctx.readers is not None:
-        ctx.readers.close()
-        ctx.readers = None
+def _stop_readers(ctx: RunContext, stopping: BaseException | None = None) -> None:
+    """The readers' end: after their jobs, or at once when the run is ``stopping`` on an
+    exception."""
+    readers, ctx.readers = ctx.readers, None
+    if readers is not None:
+        readers.close(stopping)
 
 
 def _segments(ctx: RunContext, changed: set[int] | None) -> set[int]:
