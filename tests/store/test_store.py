@@ -316,3 +316,36 @@ def test_add_column_takes_only_the_four_types(tmp_path):
     with pytest.raises(ValueError, match="not one of TEXT, INTEGER, REAL, BLOB"):
         add_column(conn, 'we"ird', "x", "TEXT; DROP TABLE pages")
     conn.close()
+
+
+def test_the_rowid_bounds_are_looked_up_not_scanned(tmp_path):
+    """A full run's first step asks for the table's first and last rowid: SQLite looks a lone
+    min() or max() up, but scans every row (and at ten million pages 31 GB of texts from the
+    disk) for both in one query. The work, in VM steps, must not grow with the pages."""
+    from webdedup.store.layout import Layout
+    from webdedup.store.pages import rowid_bounds
+
+    def steps(pages: int) -> tuple[tuple[int, int] | None, int]:
+        conn = sqlite3.connect(tmp_path / f"p{pages}.sqlite")
+        conn.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, url TEXT, content TEXT)")
+        conn.executemany("INSERT INTO pages VALUES (?, ?, ?)",
+                         [(3 * i + 5, f"https://a.example/{i}", "text " * 50)
+                          for i in range(pages)])
+        conn.commit()
+        count = [0]
+
+        def tick() -> int:
+            count[0] += 1
+            return 0
+
+        conn.set_progress_handler(tick, 1)
+        found = rowid_bounds(conn, Layout(table="pages", url="url", rowid="id"))
+        conn.close()
+        return found, count[0]
+
+    (small, few), (large, many) = steps(10), steps(20_000)
+    assert small == (5, 32) and large == (5, 3 * 19_999 + 5)
+    assert many <= few + 20, (few, many)  # (one query over the whole table: tens of thousands)
+    empty = sqlite3.connect(":memory:")
+    empty.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, url TEXT)")
+    assert rowid_bounds(empty, Layout(table="pages", url="url")) is None

@@ -20,7 +20,14 @@ from ..algorithms.urls import IgnoreRules, canonical_host, canonicalize_url, is_
 from ..config import Config
 from ..parallel import cpu_count, ordered_map
 from ..store import lenient_text, quote, run_script
-from ..store.pages import LOOKUP_CHUNK, PageInput, iter_pages, page_digest, page_text
+from ..store.pages import (
+    LOOKUP_CHUNK,
+    PageInput,
+    iter_pages,
+    page_digest,
+    page_text,
+    rowid_bounds,
+)
 from ..store.snapshot import reader
 from ..store.work import Sketch
 from .char_cache import load_char_table
@@ -370,13 +377,12 @@ def _run_on_readers(ctx: RunContext, readers: Readers, job: PrepareJob,
             [Span(ids=tuple(ids[i : i + size])) for i in range(0, len(ids), size)]
         ]
     else:
-        lo, hi = conn.execute(
-            f"SELECT min({rowid}), max({rowid}) FROM {quote(layout.table)}"
-        ).fetchone()
-        if lo is None:
+        bounds = rowid_bounds(conn, layout)
+        if bounds is None:
             return PrepareResult(pages=0, workers=readers.workers, readers=1)
-        ranges = RowidRanges(int(lo), int(hi), size, 4 * size)
-        total = total or int(hi) - int(lo) + 1
+        lo, hi = bounds
+        ranges = RowidRanges(lo, hi, size, 4 * size)
+        total = total or hi - lo + 1
     bar = ctx.bar("prepare", total=total, unit="page")
     seen = 0
     asked: deque[Span] = deque()

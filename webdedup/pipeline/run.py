@@ -47,6 +47,7 @@ from ..store.connection import data_version, transaction
 from ..store.counts import Counts
 from ..store.counts import count as count_pages
 from ..store.layout import CrawlerTable, Layout
+from ..store.pages import rowid_bounds
 from ..store.snapshot import CommitWatch, database_file
 from ..store.state import host_pages, set_meta
 from ..store.triggers import unmirrored_keys
@@ -391,10 +392,8 @@ def _commit_watch(ctx: RunContext) -> CommitWatch | None:
 def _rowid_span(conn: sqlite3.Connection, layout: Layout) -> int:
     """How many rowids lie between the table's first and last (its pages, at most; two
     look-ups, where counting them reads every page)."""
-    lo, hi = conn.execute(
-        f"SELECT min({quote(layout.rowid)}), max({quote(layout.rowid)}) FROM {quote(layout.table)}"
-    ).fetchone()
-    return 0 if lo is None else int(hi) - int(lo) + 1
+    bounds = rowid_bounds(conn, layout)
+    return 0 if bounds is None else bounds[1] - bounds[0] + 1
 
 
 def _start_readers(ctx: RunContext, watch: CommitWatch | None, pages: int) -> Readers | None:

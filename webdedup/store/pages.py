@@ -91,6 +91,27 @@ def iter_pages(cursor: Iterable[tuple[Any, ...]]) -> Iterator[PageInput]:
         )
 
 
+def rowid_bounds(conn: sqlite3.Connection, layout: Layout) -> tuple[int, int] | None:
+    """The first and last rowid of the crawler's table (``None`` when it is empty): two
+    look-ups at the ends of its b-tree. (``SELECT min(rowid), max(rowid)`` in one query is
+    not: SQLite looks a lone ``min`` or ``max`` up, but scans the whole table for both, every
+    page's text with it: 31 GB from the disk for ten million pages.)
+
+    >>> conn = sqlite3.connect(":memory:")
+    >>> _ = conn.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, url TEXT)")
+    >>> rowid_bounds(conn, Layout(table="pages", url="url")) is None
+    True
+    >>> _ = conn.executemany("INSERT INTO pages VALUES (?, 'u')", [(7,), (3,), (40,)])
+    >>> rowid_bounds(conn, Layout(table="pages", url="url"))
+    (3, 40)
+    """
+    table, rowid = quote(layout.table), quote(layout.rowid)
+    lo, hi = conn.execute(
+        f"SELECT (SELECT min({rowid}) FROM {table}), (SELECT max({rowid}) FROM {table})"
+    ).fetchone()
+    return None if lo is None else (int(lo), int(hi))
+
+
 def fetch_pages(
     conn: sqlite3.Connection, layout: Layout, ids: Iterable[int]
 ) -> dict[int, PageInput]:
