@@ -76,8 +76,9 @@ print(json.dumps({"wall": wall, "timings": r.timings, "pages": r.pages, "mode": 
 
 def build_corpus(path: Path, pages: int, seed: int, lengths: str = "real",
                  sentences: str = "pool") -> None:
-    make_corpus.build_corpus(str(path), pages, seed, measure=False, lengths=lengths,
-                             sentences=sentences)
+    summary = make_corpus.build_corpus(str(path), pages, seed, measure=False, lengths=lengths,
+                                       sentences=sentences)
+    print(f"  rows copied into id order in {summary['reorder_seconds']:.0f} s", flush=True)
 
 
 def cached_corpus(cache: Path, pages: int, seed: int, lengths: str,
