@@ -788,52 +788,83 @@ CREATE TABLE corpus_truth (
 """
 
 
+BUCKET_IDS = 100_000  # ids per scratch file: one file's sort fits in memory at real lengths
+
+
 class _Writer:
     """Writes the corpus's rows as they are made, then copies them into ``path`` in id order.
 
-    Ids are a random permutation of the pages (``_build``), so rows arrive in no id order and
-    their B-tree leaves lie scattered through the file they are inserted into. A crawler's
+    Ids are a random permutation of the pages (``_build``), so rows arrive in no id order; a
+    table inserted in that order has its B-tree leaves scattered through the file. A crawler's
     table is appended in rowid order and lies in that order on disk, so a scan by id reads it
     front to back; at millions of pages (a file larger than the page cache) a scattered layout
-    makes every scan by id a random read. ``VACUUM INTO`` copies each table in rowid order into
-    ``path`` (the contents are the same; only where the rows lie changes).
+    makes every scan by id a random read. So the rows are appended, as they come, to scratch
+    files of ``BUCKET_IDS`` ids each (``<path>.unordered-K``: plain appends, no index), and
+    at the end each file in turn is sorted by id and appended to ``path``. Every step reads or
+    writes one file front to back, and one sort holds one file's rows, so the copy stays
+    linear at ten million pages (``VACUUM INTO`` of one scattered file was not: ~7 MB/s at
+    10M). The contents are the same; only where the rows lie changes.
     """
 
     def __init__(self, path: Path):
         self.path = path
-        self.unordered = path.with_name(path.name + ".unordered")
-        for target in (path, self.unordered):
+        stale = [path, *path.parent.glob(path.name + ".unordered*")]
+        for target in stale:
             for suffix in ("", "-journal", "-wal", "-shm"):
                 Path(str(target) + suffix).unlink(missing_ok=True)
-        self.con = sqlite3.connect(str(self.unordered))
-        self.con.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + SCHEMA)
-        self.pages: list[tuple] = []
-        self.truth: list[tuple] = []
+        self.buckets: dict[int, sqlite3.Connection] = {}
+        self.pending: dict[int, tuple[list[tuple], list[tuple]]] = {}
+        self.rows = 0
         self.kinds: dict[str, int] = {}
+
+    def _bucket_path(self, k: int) -> Path:
+        return self.path.with_name(f"{self.path.name}.unordered-{k}")
 
     def add(self, pid: int, url: str, title: str, content: str, dt: datetime,
             crawled: datetime, category: str | None, cluster: int, kind: str,
             original_id: int | None, negative_group: int | None) -> None:
-        self.pages.append((pid, url, title, content, iso(dt), iso(crawled), category))
-        self.truth.append((pid, cluster, kind, original_id, negative_group))
+        pages, truth = self.pending.setdefault((pid - 1) // BUCKET_IDS, ([], []))
+        pages.append((pid, url, title, content, iso(dt), iso(crawled), category))
+        truth.append((pid, cluster, kind, original_id, negative_group))
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
-        if len(self.pages) >= 20000:
+        self.rows += 1
+        if self.rows >= 20000:
             self.flush()
 
     def flush(self) -> None:
-        self.con.executemany("INSERT INTO pages VALUES (?,?,?,?,?,?,?)", self.pages)
-        self.con.executemany("INSERT INTO corpus_truth VALUES (?,?,?,?,?)", self.truth)
-        self.pages.clear()
-        self.truth.clear()
+        for k, (pages, truth) in self.pending.items():
+            con = self.buckets.get(k)
+            if con is None:
+                con = self.buckets[k] = sqlite3.connect(str(self._bucket_path(k)))
+                con.executescript(
+                    "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                    "CREATE TABLE pages (id, url, title, content, datetime, crawled, category);"
+                    "CREATE TABLE corpus_truth (page_id, cluster, kind, original_id,"
+                    " negative_group);")
+            con.executemany("INSERT INTO pages VALUES (?,?,?,?,?,?,?)", pages)
+            con.executemany("INSERT INTO corpus_truth VALUES (?,?,?,?,?)", truth)
+            con.commit()
+        self.pending.clear()
+        self.rows = 0
 
     def close(self) -> None:
         self.flush()
-        self.con.commit()
         t0 = time.perf_counter()
-        self.con.execute("VACUUM INTO ?", (str(self.path),))
+        con = sqlite3.connect(str(self.path), isolation_level=None)
+        con.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                          "PRAGMA cache_size=-262144;" + SCHEMA)
+        for k in sorted(self.buckets):
+            self.buckets.pop(k).close()
+            scratch = self._bucket_path(k)
+            con.execute("ATTACH ? AS b", (str(scratch),))
+            con.execute("BEGIN")
+            con.execute("INSERT INTO pages SELECT * FROM b.pages ORDER BY id")
+            con.execute("INSERT INTO corpus_truth SELECT * FROM b.corpus_truth ORDER BY page_id")
+            con.execute("COMMIT")
+            con.execute("DETACH b")
+            scratch.unlink()
+        con.close()
         self.reorder_seconds = time.perf_counter() - t0
-        self.con.close()
-        self.unordered.unlink()
 
 
 def measure_synth_overlap(texts: list[str], rng: Random, sample: int = 1000) -> dict:
