@@ -1,14 +1,27 @@
 -- The scores this run computed (not those it found in the cache), by content-hash pair
 -- (smaller first): the verification cache of later runs (main._webdedup_verified); not the
 -- pairs with an own text (temp.run_own: verified_cached.sql).
+-- Each pair's two pages are looked up in id order: run_scores is walked in (a, b) order for
+-- the first, then the pairs are sorted by b for the second. Looked up in pair order, the
+-- second page of each pair was a random read of run_prepared, which at ten million pages the
+-- page cache no longer holds (about 1,900 4 KiB reads a second, docs/benchmarks.md).
 -- Inserted in key order (sorted first): in pair order each row went to a random leaf of a
 -- B-tree larger than the page cache at a million pages (10.1 s against 5.6 s for 935,717
 -- pairs in a scratch timing).
-INSERT OR IGNORE INTO temp.run_verified (hash_a, hash_b, score)
-SELECT min(pa.content_hash, pb.content_hash), max(pa.content_hash, pb.content_hash), s.score
+DROP TABLE IF EXISTS temp.run_pair_hashes;
+CREATE TEMP TABLE run_pair_hashes (a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL,
+                                   hash_a TEXT);
+INSERT INTO temp.run_pair_hashes (a, b, score, hash_a)
+SELECT s.a, s.b, s.score, pa.content_hash
 FROM temp.run_scores AS s
 CROSS JOIN temp.run_prepared AS pa
-CROSS JOIN temp.run_prepared AS pb
-WHERE NOT s.cached AND pa.id = s.a AND pb.id = s.b
+WHERE NOT s.cached AND pa.id = s.a
   AND s.a NOT IN (SELECT id FROM temp.run_own) AND s.b NOT IN (SELECT id FROM temp.run_own)
-ORDER BY 1, 2, s.a, s.b;  -- (the first pair of a content-hash pair, as before)
+ORDER BY s.b;  -- (rowids in b order: the walk below looks the second pages up in id order)
+INSERT OR IGNORE INTO temp.run_verified (hash_a, hash_b, score)
+SELECT min(t.hash_a, pb.content_hash), max(t.hash_a, pb.content_hash), t.score
+FROM temp.run_pair_hashes AS t
+CROSS JOIN temp.run_prepared AS pb
+WHERE pb.id = t.b
+ORDER BY 1, 2, t.a, t.b;  -- (the first pair of a content-hash pair, as before)
+DROP TABLE temp.run_pair_hashes;
