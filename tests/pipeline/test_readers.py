@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import tempfile
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -21,7 +23,7 @@ from test_incremental import state
 from webdedup import Config, Deduplicator
 from webdedup.algorithms.text import digest_text
 from webdedup.ingest import ingest
-from webdedup.pipeline import readers, run
+from webdedup.pipeline import readers, run, staging
 from webdedup.pipeline.phase1_prepare import RowidRanges
 from webdedup.store import snapshot
 
@@ -71,6 +73,54 @@ def test_readers_give_what_the_main_process_gives(crawl, tmp_path, monkeypatch, 
     assert state(theirs) == state(mine)
     assert result.pages == alone.pages == 829  # counted by the readers, not by count(*)
     assert (result.candidates, result.edges) == (alone.candidates, alone.edges)
+
+
+@pytest.mark.parametrize(("threshold", "shift"), [(0.7, 0), (0.85, 0), (0.85, 2**62)])
+def test_texts_staged_in_many_buckets_and_slices(crawl, tmp_path, monkeypatch, threshold,
+                                                 shift):
+    """Own content's and the verification's texts, read by the readers in id order into
+    scratch files and handed back a bucket at a time (webdedup.pipeline.staging), cut
+    small: many buckets, many slices, the same results as the main process reading them
+    by id. ``shift``: every rowid moved up by it (a rowid may be any 64-bit integer: a key
+    packing id and bucket into one int64 overflowed)."""
+    cuts: list[int] = []
+    cut = staging.cut_buckets
+
+    def recorded(*args, **kwargs):
+        buckets = cut(*args, **kwargs)
+        cuts.append(len(buckets))
+        return buckets
+
+    config = Config(workers=2, threshold=threshold)
+    theirs = _copy(crawl, tmp_path, "readers.sqlite")
+    if shift:
+        _shift_ids(theirs, shift)
+    with monkeypatch.context() as m:
+        m.setattr(staging, "BUCKET_BYTES", 20_000)
+        m.setattr(staging, "SLICE_PAGES", 40)
+        m.setattr(staging, "cut_buckets", recorded)
+        result = Deduplicator(config=config).run_on_db(theirs)
+    assert _prepared(result)["readers"] == 1
+    assert len(cuts) == 2 and min(cuts) >= 3, cuts  # own content's, verification's
+    mine = _copy(crawl, tmp_path, "main.sqlite")
+    if shift:
+        _shift_ids(mine, shift)
+    with monkeypatch.context() as m:
+        _main_reads(m)
+        alone = Deduplicator(config=config).run_on_db(mine)
+    assert result.phases["own"] == alone.phases["own"]
+    assert result.phases["own"]["own"] > 0  # (else this test shows nothing of own content)
+    assert annotations(theirs) == annotations(mine)
+    assert state(theirs) == state(mine)
+    assert (result.candidates, result.edges) == (alone.candidates, alone.edges) != (0, 0)
+    assert not list(Path(tempfile.gettempdir()).glob("webdedup-stage-*"))  # cleaned up
+
+
+def _shift_ids(path: Path, shift: int) -> None:
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute("UPDATE pages SET id = id + ?", (shift,))
+        low = conn.execute("SELECT min(id) FROM pages").fetchone()[0]
+    assert low > shift
 
 
 def test_incremental_runs_on_readers(crawl, tmp_path, monkeypatch):

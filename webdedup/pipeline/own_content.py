@@ -18,10 +18,14 @@ incremental run gives what a full run gives.
 from __future__ import annotations
 
 import sqlite3
+from array import array
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import groupby
+from operator import itemgetter
+
+import numpy as np
 
 from ..algorithms.own import LineCounts, host_line_counts, host_lines, own_text, thin_reason
 from ..algorithms.text import digest_text
@@ -30,8 +34,8 @@ from ..parallel import ordered_map
 from ..store import sql
 from ..store.layout import Layout
 from ..store.pages import PageInput, fetch_pages, page_digest, page_text
-from ..store.snapshot import reader
 from ..store.state import host_pages
+from . import staging
 from .context import PhaseResult, RunContext
 from .phase1_prepare import worker_count
 
@@ -121,8 +125,8 @@ def run(ctx: RunContext) -> OwnResult:
             pids = [pid for _, pid, _ in texts]
             mine = [(i, chash) for i, (chash, _, _) in enumerate(texts) if chash in nodes]
             counts, owned = [n for _, _, n in texts], {chash: words[chash] for _, chash in mine}
-            if ctx.readers is not None:  # the readers read the texts themselves
-                batch.append(HostTexts([], counts, mine, owned, pids))
+            if staged is not None:  # read by the readers in id order
+                batch.append(HostTexts(staged.take(pids), counts, mine, owned))
             else:
                 batch.append(HostTexts(list(_texts(ctx, pids)), counts, mine, owned))
             ids.append((host, nodes))
@@ -135,9 +139,11 @@ def run(ctx: RunContext) -> OwnResult:
             pending.append(ids)
             yield batch, *limits
 
+    staged = None
     try:
-        if ctx.readers is not None:
-            results = ctx.readers.map(read_own_of_hosts, ((ctx.layout, *job) for job in jobs()))
+        if ctx.readers is not None:  # the hosts' texts read by the readers in id order
+            staged = staging.InOrder(ctx.readers, conn, ctx.layout, _staged_order(conn))
+            results = ctx.readers.map(own_of_hosts, jobs())
         else:
             results = ordered_map(own_of_hosts, jobs(), workers)
         for found in results:
@@ -145,9 +151,24 @@ def run(ctx: RunContext) -> OwnResult:
                 tally.add(ctx, host, nodes, cuts)
     finally:
         node_rows.close()
+        if staged is not None:
+            staged.close()
     # (after the node cursor is done: a table is not changed under a cursor reading it)
     conn.executemany("DELETE FROM temp.run_near_nodes WHERE id = ?", [(i,) for i in tally.thin_ids])
     return OwnResult(hosts=tally.hosts, own=tally.own, thin=tally.thin)
+
+
+def _staged_order(conn: sqlite3.Connection) -> np.ndarray:
+    """The ids of the hosts' texts in the order :func:`run`'s jobs take them (host, then
+    content hash: ``temp.run_own_texts``'s key), those of hosts of more than
+    :data:`KEEP_TEXTS` texts left out (they are read in this process)."""
+    out = array("q")
+    rows = conn.execute("SELECT host, id FROM temp.run_own_texts ORDER BY host, content_hash")
+    for _, group in groupby(rows, key=itemgetter(0)):
+        ids = [pid for _, pid in group]
+        if len(ids) <= KEEP_TEXTS:
+            out.extend(ids)
+    return np.frombuffer(out, np.int64) if out else np.empty(0, np.int64)
 
 
 @dataclass(frozen=True)
@@ -160,8 +181,6 @@ class HostTexts:
     pages: list[int]
     mine: list[tuple[int, str]]
     words: dict[str, int]
-    #: a page holding each text, for a reader to read the texts from (``texts`` empty)
-    ids: list[int] = field(default_factory=list)
 
 
 #: What became of a near node's text: (content hash, own text, why thin or None).
@@ -178,23 +197,6 @@ def own_of_hosts(hosts: list[HostTexts], min_pages: int, min_words: int) -> list
         out.append(_cuts(counts, lines, ((i, c, h.texts[i]) for i, c in h.mine), h.words,
                          min_words) if lines else [])
     return out
-
-
-def read_own_of_hosts(
-    layout: Layout, hosts: list[HostTexts], min_pages: int, min_words: int
-) -> list[list[Cut]]:
-    """:func:`own_of_hosts` in a reader (:mod:`.readers`): the hosts' texts read here, in
-    the run's snapshot, from the pages their ``ids`` name."""
-    conn = reader()
-    read = []
-    for h in hosts:
-        ids = h.ids
-        pages: dict[int, PageInput] = {}
-        for start in range(0, len(ids), READ_CHUNK):
-            pages |= fetch_pages(conn, layout, ids[start : start + READ_CHUNK])
-        texts = [page_text(pages[i]) if i in pages else None for i in ids]
-        read.append(replace(h, texts=texts, ids=[]))
-    return own_of_hosts(read, min_pages, min_words)
 
 
 def _cuts(

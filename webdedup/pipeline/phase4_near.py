@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence, Set
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,13 +46,11 @@ from ..algorithms.sketch import (
 from ..parallel import ordered_map
 from ..progress import Progress
 from ..store import lenient_text, run_script, sql
-from ..store.layout import Layout
 from ..store.pages import PageInput, fetch_pages, fetch_texts, page_digest, page_sketch_utf8
-from ..store.snapshot import reader
 from ..store.spool import BandColumns
 from ..store.verdicts import Verdicts
 from ..store.work import packed_sketches
-from . import language_guard, own_content, phase4_window, segments
+from . import language_guard, own_content, phase4_window, segments, staging
 from .context import NearResult, RunContext, election_sql
 from .phase1_prepare import worker_count
 from .phase4_window import WindowScores
@@ -284,11 +282,7 @@ def _verify(ctx: RunContext, spec: NearSpec, first: np.ndarray, second: np.ndarr
         return list(zip(first[start:end].tolist(), second[start:end].tolist(), strict=True))
 
     if ctx.readers is not None and not ctx.config.strip_segments:  # they read the pages
-        results = ctx.readers.map(read_and_verify, (
-            (spec, ctx.layout, own_content.own_texts(ctx, ids), sorted(ids), pairs)
-            for pairs in map(chunk, starts)
-            for ids in [{x for pair in pairs for x in pair}]
-        ))
+        results = ctx.readers.map(verify_texts, _staged_jobs(ctx, spec, first, second))
     else:
         workers = worker_count(ctx.config, len(first), minimum=PARALLEL_MIN_PAIRS)
         jobs = (
@@ -335,17 +329,35 @@ def _verify_pages(ctx: RunContext, ids: set[int]) -> dict[int, PageInput]:
     return own_content.own_pages(ctx, pages)
 
 
-def read_and_verify(
-    spec: NearSpec, layout: Layout, own: dict[int, str], ids: list[int],
+def _staged_jobs(
+    ctx: RunContext, spec: NearSpec, first: np.ndarray, second: np.ndarray
+) -> Iterator[tuple[NearSpec, dict[int, bytes], dict[int, str], list[tuple[int, int]]]]:
+    """The verification jobs of the pairs ``first[i], second[i]`` (in that order) with their
+    normalized texts, read by the readers in id order (:mod:`.staging`), and the own texts
+    of the pages that have one."""
+    assert ctx.readers is not None
+    staged = staging.pair_buckets(ctx.readers, ctx.conn, ctx.layout, first, second)
+    for start, end, texts in staged:
+        own = own_content.own_texts(ctx, texts)
+        for lo in range(start, end, VERIFY_CHUNK):
+            hi = min(lo + VERIFY_CHUNK, end)
+            pairs = list(zip(first[lo:hi].tolist(), second[lo:hi].tolist(), strict=True))
+            ids = {x for pair in pairs for x in pair}
+            yield (spec, {i: texts[i] for i in ids if i not in own},
+                   {i: own[i] for i in ids if i in own}, pairs)
+
+
+def verify_texts(
+    spec: NearSpec, texts: dict[int, bytes], own: dict[int, str],
     pairs: Sequence[tuple[int, int]],
 ) -> dict[tuple[int, int], float]:
-    """:func:`verify_chunk` in a reader (:mod:`.readers`): the pages read in the run's
-    snapshot, those with an own text (``own``) compared by it."""
-    pages = fetch_pages(reader(), layout, ids)
-    for pid, text in own.items():
-        if pid in pages:
-            pages[pid] = replace(pages[pid], text=text, html=None)
-    return verify_chunk(spec, pages, pairs)
+    """Score candidate pairs from their pages' normalized texts (``texts``, by
+    :func:`~webdedup.store.pages.page_sketch_utf8`) or own texts (``own``, normalized here)
+    (pure; runs in worker processes)."""
+    feats = {pid: features(spec, utf8) for pid, utf8 in texts.items()}
+    feats |= {pid: features(spec, page_sketch_utf8(PageInput(pid, None, text)))
+              for pid, text in own.items()}
+    return score_pairs(spec, feats, pairs)
 
 
 def score_pairs(

@@ -1,0 +1,270 @@
+"""Texts read once in id order by the run's readers, handed back in the order they are used.
+
+Own content reads its hosts' texts a host at a time, and verification its candidate pairs'
+texts a connected component at a time (a page's pairs in few jobs): neither is any order of
+the ids. At ten million pages the table is larger than the page cache, and a text looked up
+by id is one random 4 KiB read (about 1,900 a second on the disk of the benchmarks, which
+reads 1.5 GB a second in sequence): those look-ups took 56 of the 98 minutes there. So the
+order of use is cut into *buckets* of consecutive texts of about :data:`BUCKET_BYTES`; the
+readers read the pages the buckets need in id order, a slice of the ids each
+(:func:`stage_slice`), and write each text into a scratch file of their slice, grouped by
+bucket; then the buckets are read back in turn, each from one stretch of every slice's file
+(:func:`staged`).
+
+What is written for a page: ``"sketch"``, its normalized text, what verification compares
+(:func:`~webdedup.store.pages.page_sketch_utf8`); ``"text"``, its text (or the main text of
+its HTML: :func:`~webdedup.store.pages.page_text`), what own content counts lines of. The
+scratch files live in ``tempfile``'s directory (``TMPDIR``) and are deleted at the end: they
+hold those texts once more (a page in two buckets twice). Memory: a bucket's texts in the
+main process, a slice's in a reader.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import struct
+import tempfile
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal, cast
+
+import numpy as np
+
+from ..store.layout import Layout
+from ..store.pages import LOOKUP_CHUNK, fetch_pages, page_sketch_utf8, page_text
+from ..store.snapshot import reader
+from .readers import Readers
+
+#: The texts of one bucket, about, in bytes (what the main process holds at once).
+BUCKET_BYTES = 32 << 20
+#: Pages (page-bucket pairs) a reader reads and writes in one job (its texts held at once).
+SLICE_PAGES = 20_000
+#: Pages whose texts are read to estimate a text's bytes before the buckets are cut.
+SAMPLE_PAGES = 64
+#: A record's head: the page id and its text's length in bytes (:data:`_NONE`: no text).
+_HEAD = struct.Struct("<qI")
+_NONE = 0xFFFFFFFF
+
+Kind = Literal["sketch", "text"]
+
+
+@dataclass(frozen=True)
+class Buckets:
+    """Buckets of consecutive positions: bucket ``k`` is ``starts[k]:starts[k + 1]``."""
+
+    starts: np.ndarray  # int64, from 0 to the positions' number
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    def span(self, k: int) -> tuple[int, int]:
+        return int(self.starts[k]), int(self.starts[k + 1])
+
+
+def cut_buckets(positions: int, pages_per_position: float, text_bytes: float,
+                bucket_bytes: int | None = None) -> Buckets:
+    """Buckets of as many positions as bring about ``bucket_bytes`` (:data:`BUCKET_BYTES`)
+    of texts, from the distinct pages a position brings and a text's bytes.
+
+    >>> cut_buckets(10, 1.5, 100.0, bucket_bytes=600).starts.tolist()
+    [0, 4, 8, 10]
+    >>> cut_buckets(0, 1.5, 100.0).starts.tolist()
+    [0]
+    """
+    size = BUCKET_BYTES if bucket_bytes is None else bucket_bytes
+    per = max(1, int(size / max(pages_per_position * text_bytes, 1.0)))
+    return Buckets(np.append(np.arange(0, positions, per, dtype=np.int64), np.int64(positions)))
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """Which bucket wants which page: ``ids[i]`` for bucket ``which[i]``, sorted by id, then
+    bucket (the order the readers read them in); a page once a bucket. Two arrays, not one
+    key ``id * buckets + k``: a rowid may be any 64-bit integer."""
+
+    ids: np.ndarray  # int64
+    which: np.ndarray  # int32
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def part(self, start: int, end: int) -> Wanted:
+        return Wanted(self.ids[start:end], self.which[start:end])
+
+
+def wanted_pages(pages: Iterable[np.ndarray]) -> Wanted:
+    """Each bucket's distinct pages (``pages``: an array of ids a bucket, any order, repeats
+    allowed), sorted by id, then bucket.
+
+    >>> w = wanted_pages([np.array([5, 2, 2]), np.array([2**63 - 1, 5])])
+    >>> w.ids.tolist(), w.which.tolist()
+    ([2, 5, 5, 9223372036854775807], [0, 0, 1, 1])
+    """
+    ids_of, which_of = [], []
+    for k, ids in enumerate(pages):
+        distinct = np.unique(ids).astype(np.int64)
+        ids_of.append(distinct)
+        which_of.append(np.full(len(distinct), k, np.int32))
+    if not ids_of:
+        return Wanted(np.empty(0, np.int64), np.empty(0, np.int32))
+    ids, which = np.concatenate(ids_of), np.concatenate(which_of)
+    del ids_of, which_of
+    order = np.lexsort((which, ids))
+    return Wanted(ids[order], which[order])
+
+
+def _encoded(page: object, kind: Kind) -> bytes | None:
+    if kind == "sketch":
+        return page_sketch_utf8(page)  # type: ignore[arg-type]
+    text = page_text(page)  # type: ignore[arg-type]
+    return None if text is None else text.encode("utf-8", "surrogatepass")
+
+
+def stage_slice(layout: Layout, wanted: Wanted, buckets: int, path: str,
+                kind: Kind) -> np.ndarray:
+    """A reader's job: the pages of ``wanted`` (:func:`wanted_pages`'s, a slice of them) read
+    in id order in the run's snapshot, their texts (``kind``) written to ``path`` grouped by
+    bucket; returns each bucket's (offset, length) in the file as a ``(buckets, 2)`` array.
+    A page not in the table (gone before the run's snapshot) is left out, as a look-up by
+    id would leave it out."""
+    ids, which = wanted.ids, wanted.which
+    conn = reader()
+    parts: list[list[bytes]] = [[] for _ in range(buckets)]
+    distinct = np.unique(ids)
+    for start in range(0, len(distinct), LOOKUP_CHUNK):
+        chunk = distinct[start : start + LOOKUP_CHUNK].tolist()
+        pages = fetch_pages(conn, layout, chunk)
+        lo = np.searchsorted(ids, chunk[0])
+        hi = np.searchsorted(ids, chunk[-1], side="right")
+        for pid, k in zip(ids[lo:hi].tolist(), which[lo:hi].tolist(), strict=True):
+            page = pages.get(pid)
+            if page is not None:
+                data = _encoded(page, kind)
+                head = _HEAD.pack(pid, _NONE if data is None else len(data))
+                parts[k].append(head if data is None else head + data)
+    spans = np.zeros((buckets, 2), np.int64)
+    with open(path, "wb") as out:
+        at = 0
+        for k, records in enumerate(parts):
+            blob = b"".join(records)
+            out.write(blob)
+            spans[k] = at, len(blob)
+            at += len(blob)
+    return spans
+
+
+def _records(blob: bytes) -> Iterator[tuple[int, bytes | None]]:
+    at, end = 0, len(blob)
+    while at < end:
+        pid, n = _HEAD.unpack_from(blob, at)
+        at += _HEAD.size
+        if n == _NONE:
+            yield pid, None
+        else:
+            yield pid, blob[at : at + n]
+            at += n
+
+
+def sample_text_bytes(conn: sqlite3.Connection, layout: Layout, ids: np.ndarray,
+                      kind: Kind) -> float:
+    """The mean bytes of the texts (``kind``) of :data:`SAMPLE_PAGES` pages drawn from
+    ``ids`` (read by id in ``conn``: a few random reads), at least 1."""
+    if not len(ids):
+        return 1.0
+    rng = np.random.default_rng(len(ids))
+    drawn = np.unique(rng.choice(ids, size=min(SAMPLE_PAGES, len(ids)), replace=False))
+    pages = fetch_pages(conn, layout, drawn.tolist())
+    sizes = [len(_encoded(p, kind) or b"") for p in pages.values()]
+    return max(float(np.mean(sizes)) if sizes else 1.0, 1.0)
+
+
+def staged(
+    readers: Readers, layout: Layout, wanted: Wanted, buckets: int, kind: Kind
+) -> Generator[dict[int, bytes | None], None, None]:
+    """For each of the ``buckets`` in turn, the texts (``kind``, UTF-8; None: the page has
+    none) of its pages (``wanted``: :func:`wanted_pages`), read by the ``readers`` in id order
+    (a page not in the table is left out)."""
+    where = tempfile.mkdtemp(prefix="webdedup-stage-")
+    try:
+        slices = range(0, len(wanted), SLICE_PAGES)
+        paths = [os.path.join(where, f"slice-{i}") for i in range(len(slices))]
+        spans = list(readers.map(stage_slice, (
+            (layout, wanted.part(start, start + SLICE_PAGES), buckets, path, kind)
+            for start, path in zip(slices, paths, strict=True)
+        )))
+        del wanted
+        files = [os.open(path, os.O_RDONLY) for path in paths]
+        try:
+            for k in range(buckets):
+                texts: dict[int, bytes | None] = {}
+                for fd, span in zip(files, spans, strict=True):
+                    offset, length = (int(x) for x in span[k])
+                    if length:
+                        texts.update(_records(os.pread(fd, length, offset)))
+                yield texts
+        finally:
+            for fd in files:
+                os.close(fd)
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def pair_buckets(
+    readers: Readers, conn: sqlite3.Connection, layout: Layout, first: np.ndarray,
+    second: np.ndarray,
+) -> Iterator[tuple[int, int, dict[int, bytes]]]:
+    """``(start, end, texts)`` for each bucket of the pairs ``first[i], second[i]`` (in the
+    order they are verified): its pairs ``start:end`` and its pages' normalized texts
+    (``conn``: the run's, in the readers' snapshot, for a sample of the texts' sizes)."""
+    pairs = len(first)
+    if not pairs:
+        return
+    stretch = min(pairs, 100_000)
+    seen = len(np.unique(np.concatenate([first[:stretch], second[:stretch]])))
+    buckets = cut_buckets(pairs, seen / stretch, sample_text_bytes(conn, layout, first, "sketch"))
+    spans = [buckets.span(k) for k in range(len(buckets))]
+    wanted = wanted_pages(np.concatenate([first[lo:hi], second[lo:hi]]) for lo, hi in spans)
+    texts_of = staged(readers, layout, wanted, len(buckets), "sketch")
+    del wanted  # (the staging lets go of it once the readers are done)
+    try:
+        for (start, end), texts in zip(spans, texts_of, strict=True):
+            yield start, end, cast(dict[int, bytes], texts)  # (a sketch is never None)
+    finally:
+        texts_of.close()  # (its scratch files go at once, not when collected)
+
+
+class InOrder:
+    """The texts of ``ids`` (distinct), staged (:func:`staged`, ``"text"``), taken in the
+    order of ``ids`` by :meth:`take`, a bucket at a time in memory."""
+
+    def __init__(self, readers: Readers, conn: sqlite3.Connection, layout: Layout,
+                 ids: np.ndarray) -> None:
+        self._ids = ids
+        self._cut = cut_buckets(len(ids), 1.0, sample_text_bytes(conn, layout, ids, "text"))
+        n = len(self._cut)
+        wanted = wanted_pages(ids[slice(*self._cut.span(k))] for k in range(n))
+        self._buckets = staged(readers, layout, wanted, n, "text")
+        self._bucket = -1  # the bucket in memory
+        self._texts: dict[int, bytes | None] = {}
+        self._at = 0  # the position of the next id taken
+
+    def take(self, ids: Sequence[int]) -> list[str | None]:
+        """The texts of the next ``ids`` of the order (None: the page has none, or it is
+        not in the table)."""
+        out = []
+        for pid in ids:
+            if self._at >= len(self._ids) or int(self._ids[self._at]) != pid:
+                raise ValueError(f"page {pid} taken out of the staged order")
+            k = int(np.searchsorted(self._cut.starts, self._at, side="right")) - 1
+            while self._bucket < k:
+                self._texts = next(self._buckets)
+                self._bucket += 1
+            self._at += 1
+            data = self._texts.pop(pid, None)
+            out.append(None if data is None else data.decode("utf-8", "surrogatepass"))
+        return out
+
+    def close(self) -> None:
+        self._buckets.close()
