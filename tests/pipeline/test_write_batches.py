@@ -443,3 +443,42 @@ def test_a_fast_batch_does_not_size_the_next_past_the_slow_ones(monkeypatch):
     assert len(held) > 20
     aim = wb.BATCH_AIM * ctx.config.write_lock
     assert max(held) <= 1.05 * aim, max(held)
+
+
+def test_each_batch_of_annotations_is_read_before_it_takes_the_lock(tmp_path, monkeypatch):
+    """The rows a batch of annotations rewrites are read first, outside any transaction
+    (``sql/write_warm.sql``): at ten million pages they were read from the disk under the
+    lock. One read a batch, before its transaction, over the batch's rowids (together: every
+    row annotated), by the table's rowid (a search, not a scan)."""
+    from webdedup.pipeline import phase5_write_back as wb
+    from webdedup.store.layout import Layout
+
+    warmed: list[tuple[bool, int, int]] = []
+    holds: list[str] = []
+    real_warm, real_hold = wb._warm, wb._Writer.hold
+
+    def warm(conn, statement, params):
+        warmed.append((conn.in_transaction, int(params["lo"]), int(params["hi"])))
+        real_warm(conn, statement, params)
+
+    def hold(self, step="last"):
+        holds.append(step)
+        return real_hold(self, step)
+
+    monkeypatch.setattr(wb, "_warm", warm)
+    monkeypatch.setattr(wb._Writer, "hold", hold)
+    path = write_pages(tmp_path / "crawl.sqlite", crawl(40))
+    Deduplicator(write_lock=TINY).run_on_db(path)
+    assert len(warmed) == holds.count("annotations") > 3, (warmed, holds)
+    assert not any(inside for inside, _, _ in warmed)
+    conn = sqlite3.connect(path)
+    ids = [i for (i,) in conn.execute("SELECT id FROM pages ORDER BY id")]
+    covered = sorted(i for i in ids for _, lo, hi in warmed if lo <= i <= hi)
+    assert covered == ids  # every row once
+    statement = wb._warm_rows_sql(conn, Layout("pages", "url"))
+    plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + statement, {"lo": 1, "hi": 9})]
+    assert plan == ["SEARCH main.pages USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"], plan
+    assert conn.execute(statement, {"lo": ids[0], "hi": ids[-1]}).fetchone()[0] >= sum(
+        len(t) for (t,) in conn.execute("SELECT CAST(content AS BLOB) FROM pages")
+    )
+    conn.close()
