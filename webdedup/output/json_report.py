@@ -37,7 +37,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..store import table_exists
+from ..store import split_statements, table_exists
 from ..store.pages import as_text
 from ..version import __version__
 from .files import open_output
@@ -144,7 +144,13 @@ def iter_near_pairs(
     if not filters.keeps("near"):
         return
     params = {"min_size": filters.params()["min_size"]}
-    yield from _rows(conn.execute(layout.sql("near_pairs"), params))
+    _run_script(conn, layout, "near_pairs_rows", {})
+    cur = conn.execute(layout.sql("near_pairs"), params)
+    try:
+        yield from _rows(cur)
+    finally:
+        cur.close()
+        conn.execute("DROP TABLE IF EXISTS temp.export_pairs")
 
 
 def iter_groups(
@@ -158,7 +164,25 @@ def iter_groups(
     if not filters.keeps(kind):
         return
     params = {"kind": kind, "min_size": filters.params()["min_size"]}
-    cur = conn.execute(layout.sql("kind_groups"), params)
+    _run_script(conn, layout, "kind_rows", params)
+    cur = conn.execute(layout.sql("kind_groups"))
+    try:
+        yield from _groups(cur, kind)
+    finally:
+        cur.close()
+        conn.execute("DROP TABLE IF EXISTS temp.export_kind_rows")
+
+
+def _run_script(
+    conn: sqlite3.Connection, layout: Source, name: str, params: dict[str, Any]
+) -> None:
+    """Every statement of ``sql/export/<name>.sql`` (TEMP tables a section then reads)."""
+    for statement in split_statements(layout.sql(name)):
+        conn.execute(statement, params)
+
+
+def _groups(cur: sqlite3.Cursor, kind: str) -> Iterator[dict[str, Any]]:
+    """:func:`iter_groups`' groups from export/kind_groups.sql's rows."""
     for group_id, rows in groupby(cur, key=itemgetter(0)):
         members: list[int] = []
         titles: list[str] = []
