@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -445,40 +446,66 @@ def test_a_fast_batch_does_not_size_the_next_past_the_slow_ones(monkeypatch):
     assert max(held) <= 1.05 * aim, max(held)
 
 
-def test_each_batch_of_annotations_is_read_before_it_takes_the_lock(tmp_path, monkeypatch):
+@pytest.mark.parametrize("nightly", [False, True])
+def test_each_batch_of_annotations_is_read_before_it_takes_the_lock(tmp_path, monkeypatch,
+                                                                     nightly):
     """The rows a batch of annotations rewrites are read first, outside any transaction
     (``sql/write_warm.sql``): at ten million pages they were read from the disk under the
-    lock. One read a batch, before its transaction, over the batch's rowids (together: every
-    row annotated), by the table's rowid (a search, not a scan)."""
+    lock. One read a batch, before its transaction, of the batch's rows of
+    ``temp.run_write`` and no others (a nightly run's rows are scattered: a range of rowids
+    would read the table between them), searched by rowid."""
     from webdedup.pipeline import phase5_write_back as wb
     from webdedup.store.layout import Layout
 
-    warmed: list[tuple[bool, int, int]] = []
+    warmed: list[tuple[bool, int, int, int]] = []  # (in a transaction, lo, hi, rows read)
+    ranges: list[int] = []  # the rows of pages in each batch's range of rowids
     holds: list[str] = []
-    real_warm, real_hold = wb._warm, wb._Writer.hold
+    real_hold = wb._Writer.hold
 
     def warm(conn, statement, params):
-        warmed.append((conn.in_transaction, int(params["lo"]), int(params["hi"])))
-        real_warm(conn, statement, params)
+        inside = conn.in_transaction
+        (cells,) = conn.execute(statement, params).fetchone()
+        (rows,) = conn.execute(
+            "SELECT count(*) FROM temp.run_write WHERE id BETWEEN :lo AND :hi", params
+        ).fetchone()
+        every = " + ".join(f"coalesce(length(CAST(\"{c}\" AS BLOB)), 0)"
+                           for (c,) in conn.execute("SELECT name FROM pragma_table_info('pages')"))
+        (expected,) = conn.execute(
+            f"SELECT sum({every}) FROM pages "
+            "WHERE id IN (SELECT id FROM temp.run_write WHERE id BETWEEN :lo AND :hi)", params
+        ).fetchone()
+        assert cells == expected  # every cell of the batch's rows, and of no other row
+        ranges.append(conn.execute(
+            "SELECT count(*) FROM pages WHERE id BETWEEN :lo AND :hi", params).fetchone()[0])
+        warmed.append((inside, int(params["lo"]), int(params["hi"]), rows))
 
     def hold(self, step="last"):
         holds.append(step)
         return real_hold(self, step)
 
+    path = write_pages(tmp_path / "crawl.sqlite", crawl(40))
+    if nightly:  # a page on a host of its own, with a text of its own: a small region
+        Deduplicator().run_on_db(path)
+        with closing(sqlite3.connect(path)) as conn, conn:
+            conn.execute("INSERT INTO pages (url, content) VALUES (?, ?)",
+                         ("https://alone.example.com/x", real_texts()[45]["text"]))
     monkeypatch.setattr(wb, "_warm", warm)
     monkeypatch.setattr(wb._Writer, "hold", hold)
-    path = write_pages(tmp_path / "crawl.sqlite", crawl(40))
     Deduplicator(write_lock=TINY).run_on_db(path)
-    assert len(warmed) == holds.count("annotations") > 3, (warmed, holds)
-    assert not any(inside for inside, _, _ in warmed)
+    assert len(warmed) == holds.count("annotations") > (0 if nightly else 3), (warmed, holds)
+    assert not any(inside for inside, _, _, _ in warmed)
     conn = sqlite3.connect(path)
     ids = [i for (i,) in conn.execute("SELECT id FROM pages ORDER BY id")]
-    covered = sorted(i for i in ids for _, lo, hi in warmed if lo <= i <= hi)
-    assert covered == ids  # every row once
+    covered = sorted(i for i in ids for _, lo, hi, _ in warmed if lo <= i <= hi)
+    assert covered == ids  # the batches' ranges: every row once
+    read = sum(rows for _, _, _, rows in warmed)
+    if nightly:  # only the region's rows, though their batches' ranges span the table
+        assert 0 < read < len(ids) == sum(ranges), (read, len(ids))
+    else:
+        assert read == len(ids)
+    conn.execute("CREATE TEMP TABLE run_write (id INTEGER PRIMARY KEY)")
     statement = wb._warm_rows_sql(conn, Layout("pages", "url"))
     plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + statement, {"lo": 1, "hi": 9})]
-    assert plan == ["SEARCH main.pages USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"], plan
-    assert conn.execute(statement, {"lo": ids[0], "hi": ids[-1]}).fetchone()[0] >= sum(
-        len(t) for (t,) in conn.execute("SELECT CAST(content AS BLOB) FROM pages")
-    )
     conn.close()
+    assert plan == ["SEARCH w USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)",
+                    "SEARCH p USING INTEGER PRIMARY KEY (rowid=?)"], plan

@@ -373,6 +373,7 @@ def _write_ahead_spaced(writer: _Writer, spacer: _Spacer) -> int:
 
 
 def _warm(conn: sqlite3.Connection, statement: str, params: dict[str, object]) -> None:
+    """Run :func:`_warm_rows_sql`'s read for one batch (``:lo``, ``:hi``)."""
     conn.execute(statement, params).fetchone()
 
 
@@ -383,7 +384,7 @@ def _warm_rows_sql(conn: sqlite3.Connection, layout: Layout) -> str:
     rows held it 7.02 s once; read beforehand, they are read by a read transaction that
     blocks no one)."""
     cells = " + ".join(
-        f"coalesce(length(CAST({quote(c)} AS BLOB)), 0)"
+        f"coalesce(length(CAST(p.{quote(c)} AS BLOB)), 0)"
         for c in table_columns(conn, layout.table)
     )
     return sql("write_warm", cells=cells or "0", pages=quote(layout.table),
