@@ -446,7 +446,7 @@ def test_the_report_reads_the_crawlers_table_in_rowid_order(crawl):
         plans = {}
         for name, params in (("kind_rows", {"kind": "exact", "min_size": None}),
                              ("near_pairs_rows", {})):
-            for statement in split_statements(layout.sql(name)):  # as _run_script runs them
+            for statement in split_statements(layout.sql(name)):  # as _section runs them
                 if "JOIN" in statement:
                     plans[name] = [r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + statement,
                                                               params)]

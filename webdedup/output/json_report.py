@@ -31,13 +31,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..store import split_statements, table_exists
+from ..store import split_statements, sql, table_exists
 from ..store.pages import as_text
 from ..version import __version__
 from .files import open_output
@@ -144,13 +145,8 @@ def iter_near_pairs(
     if not filters.keeps("near"):
         return
     params = {"min_size": filters.params()["min_size"]}
-    _run_script(conn, layout, "near_pairs_rows", {})
-    cur = conn.execute(layout.sql("near_pairs"), params)
-    try:
+    with _section(conn, layout, "near_pairs_rows", {}, "near_pairs", params) as cur:
         yield from _rows(cur)
-    finally:
-        cur.close()
-        conn.execute("DROP TABLE IF EXISTS temp.export_pairs")
 
 
 def iter_groups(
@@ -164,21 +160,32 @@ def iter_groups(
     if not filters.keeps(kind):
         return
     params = {"kind": kind, "min_size": filters.params()["min_size"]}
-    _run_script(conn, layout, "kind_rows", params)
-    cur = conn.execute(layout.sql("kind_groups"))
-    try:
+    with _section(conn, layout, "kind_rows", params, "kind_groups", {}) as cur:
         yield from _groups(cur, kind)
+
+
+@contextmanager
+def _section(
+    conn: sqlite3.Connection, layout: Source, script: str, script_params: dict[str, Any],
+    query: str, params: dict[str, Any],
+) -> Iterator[sqlite3.Cursor]:
+    """A cursor on ``sql/export/<query>.sql`` after ``<script>.sql`` filled the TEMP tables
+    it reads; the tables dropped afterwards, however the section ends
+    (``sql/export/sections_done.sql``)."""
+    cur: sqlite3.Cursor | None = None
+    try:
+        for statement in split_statements(layout.sql(script)):
+            conn.execute(statement, script_params)
+        cur = conn.execute(layout.sql(query), params)
+        yield cur
     finally:
-        cur.close()
-        conn.execute("DROP TABLE IF EXISTS temp.export_kind_rows")
-
-
-def _run_script(
-    conn: sqlite3.Connection, layout: Source, name: str, params: dict[str, Any]
-) -> None:
-    """Every statement of ``sql/export/<name>.sql`` (TEMP tables a section then reads)."""
-    for statement in split_statements(layout.sql(name)):
-        conn.execute(statement, params)
+        # (a section left on an error may find its connection closed already: the TEMP
+        # tables went with it, and the error that ended the section is the one to see)
+        with suppress(sqlite3.Error):
+            if cur is not None:
+                cur.close()
+            for statement in split_statements(sql("export/sections_done")):
+                conn.execute(statement)
 
 
 def _groups(cur: sqlite3.Cursor, kind: str) -> Iterator[dict[str, Any]]:

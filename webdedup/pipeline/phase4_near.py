@@ -54,6 +54,7 @@ from . import language_guard, own_content, phase4_window, segments, staging
 from .context import NearResult, RunContext, election_sql
 from .phase1_prepare import worker_count
 from .phase4_window import WindowScores
+from .readers import Readers
 
 #: Candidate pairs of the simhash method compared by their SimHashes at a time.
 SIMHASH_BATCH = 100_000
@@ -282,7 +283,8 @@ def _verify(ctx: RunContext, spec: NearSpec, first: np.ndarray, second: np.ndarr
         return list(zip(first[start:end].tolist(), second[start:end].tolist(), strict=True))
 
     if ctx.readers is not None and not ctx.config.strip_segments:  # they read the pages
-        results = ctx.readers.map(verify_texts, _staged_jobs(ctx, spec, first, second))
+        results = ctx.readers.map(verify_texts,
+                                  _staged_jobs(ctx, ctx.readers, spec, first, second))
     else:
         workers = worker_count(ctx.config, len(first), minimum=PARALLEL_MIN_PAIRS)
         jobs = (
@@ -330,21 +332,23 @@ def _verify_pages(ctx: RunContext, ids: set[int]) -> dict[int, PageInput]:
 
 
 def _staged_jobs(
-    ctx: RunContext, spec: NearSpec, first: np.ndarray, second: np.ndarray
+    ctx: RunContext, readers: Readers, spec: NearSpec, first: np.ndarray, second: np.ndarray
 ) -> Iterator[tuple[NearSpec, dict[int, bytes], dict[int, str], list[tuple[int, int]]]]:
     """The verification jobs of the pairs ``first[i], second[i]`` (in that order) with their
-    normalized texts, read by the readers in id order (:mod:`.staging`), and the own texts
-    of the pages that have one."""
-    assert ctx.readers is not None
-    staged = staging.pair_buckets(ctx.readers, ctx.conn, ctx.layout, first, second)
-    for start, end, texts in staged:
-        own = own_content.own_texts(ctx, texts)
-        for lo in range(start, end, VERIFY_CHUNK):
-            hi = min(lo + VERIFY_CHUNK, end)
-            pairs = list(zip(first[lo:hi].tolist(), second[lo:hi].tolist(), strict=True))
-            ids = {x for pair in pairs for x in pair}
-            yield (spec, {i: texts[i] for i in ids if i not in own},
-                   {i: own[i] for i in ids if i in own}, pairs)
+    normalized texts, read by the ``readers`` in id order (:mod:`.staging`), and the own
+    texts of the pages that have one."""
+    staged = staging.pair_buckets(readers, ctx.conn, ctx.layout, first, second)
+    try:
+        for start, end, texts in staged:
+            own = own_content.own_texts(ctx, texts)
+            for lo in range(start, end, VERIFY_CHUNK):
+                hi = min(lo + VERIFY_CHUNK, end)
+                pairs = list(zip(first[lo:hi].tolist(), second[lo:hi].tolist(), strict=True))
+                ids = {x for pair in pairs for x in pair}
+                yield (spec, {i: texts[i] for i in ids if i not in own},
+                       {i: own[i] for i in ids if i in own}, pairs)
+    finally:
+        staged.close()  # (its scratch files go at once, not when collected)
 
 
 def verify_texts(

@@ -3,9 +3,10 @@
 :func:`start` forks them once the run knows it needs workers (a large full or incremental
 run), each with a read-only connection of its own in the run's snapshot
 (:mod:`webdedup.store.snapshot` proves it is the same one); phase 1 hands them ranges of
-rowids or lists of ids instead of texts, phase 4 the ids of the pages to verify, and own
-content the ids of a host's texts. The pool is closed before the write-back (a reader's
-snapshot would keep checkpoints from recycling the WAL).
+rowids or lists of ids instead of texts; own content and phase 4's verification have them
+read the texts they need once, in id order, into scratch files (:mod:`.staging`), which the
+main process hands out in the order they are used. The pool is closed before the write-back
+(a reader's snapshot would keep checkpoints from recycling the WAL).
 
 When it cannot be proven (a crawler committed between the run's snapshot and the workers'),
 or the database is not a file another connection can open (in memory, a temporary one),

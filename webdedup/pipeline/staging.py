@@ -33,14 +33,15 @@ from typing import Literal, cast
 import numpy as np
 
 from ..store.layout import Layout
-from ..store.pages import LOOKUP_CHUNK, fetch_pages, page_sketch_utf8, page_text
+from ..store.pages import LOOKUP_CHUNK, PageInput, fetch_pages, page_sketch_utf8, page_text
 from ..store.snapshot import reader
 from .readers import Readers
 
 #: The texts of one bucket, about, in bytes (what the main process holds at once).
 BUCKET_BYTES = 32 << 20
-#: Pages (page-bucket pairs) a reader reads and writes in one job (its texts held at once).
-SLICE_PAGES = 20_000
+#: The texts a reader reads and writes in one job, about, in bytes (held at once): a slice
+#: of the pages wanted, its pages' number from a text's sampled bytes.
+SLICE_BYTES = 64 << 20
 #: Pages whose texts are read to estimate a text's bytes before the buckets are cut.
 SAMPLE_PAGES = 64
 #: A record's head: the page id and its text's length in bytes (:data:`_NONE`: no text).
@@ -60,6 +61,7 @@ class Buckets:
         return len(self.starts) - 1
 
     def span(self, k: int) -> tuple[int, int]:
+        """Bucket ``k``'s positions, ``start, end`` (end excluded)."""
         return int(self.starts[k]), int(self.starts[k + 1])
 
 
@@ -91,6 +93,7 @@ class Wanted:
         return len(self.ids)
 
     def part(self, start: int, end: int) -> Wanted:
+        """The wanted pages ``start:end`` of this order (a reader's slice)."""
         return Wanted(self.ids[start:end], self.which[start:end])
 
 
@@ -115,10 +118,10 @@ def wanted_pages(pages: Iterable[np.ndarray]) -> Wanted:
     return Wanted(ids[order], which[order])
 
 
-def _encoded(page: object, kind: Kind) -> bytes | None:
+def _encoded(page: PageInput, kind: Kind) -> bytes | None:
     if kind == "sketch":
-        return page_sketch_utf8(page)  # type: ignore[arg-type]
-    text = page_text(page)  # type: ignore[arg-type]
+        return page_sketch_utf8(page)
+    text = page_text(page)
     return None if text is None else text.encode("utf-8", "surrogatepass")
 
 
@@ -181,32 +184,34 @@ def sample_text_bytes(conn: sqlite3.Connection, layout: Layout, ids: np.ndarray,
 
 
 def staged(
-    readers: Readers, layout: Layout, wanted: Wanted, buckets: int, kind: Kind
+    readers: Readers, layout: Layout, wanted: Wanted, buckets: int, kind: Kind,
+    text_bytes: float,
 ) -> Generator[dict[int, bytes | None], None, None]:
     """For each of the ``buckets`` in turn, the texts (``kind``, UTF-8; None: the page has
     none) of its pages (``wanted``: :func:`wanted_pages`), read by the ``readers`` in id order
-    (a page not in the table is left out)."""
+    (a page not in the table is left out), a slice of about :data:`SLICE_BYTES` of texts
+    (of ``text_bytes`` each) a job."""
     where = tempfile.mkdtemp(prefix="webdedup-stage-")
     try:
-        slices = range(0, len(wanted), SLICE_PAGES)
+        step = max(1, int(SLICE_BYTES / max(text_bytes, 1.0)))
+        slices = range(0, len(wanted), step)
         paths = [os.path.join(where, f"slice-{i}") for i in range(len(slices))]
         spans = list(readers.map(stage_slice, (
-            (layout, wanted.part(start, start + SLICE_PAGES), buckets, path, kind)
+            (layout, wanted.part(start, start + step), buckets, path, kind)
             for start, path in zip(slices, paths, strict=True)
         )))
         del wanted
-        files = [os.open(path, os.O_RDONLY) for path in paths]
-        try:
-            for k in range(buckets):
-                texts: dict[int, bytes | None] = {}
-                for fd, span in zip(files, spans, strict=True):
-                    offset, length = (int(x) for x in span[k])
-                    if length:
+        for k in range(buckets):
+            texts: dict[int, bytes | None] = {}
+            for path, span in zip(paths, spans, strict=True):
+                offset, length = (int(x) for x in span[k])
+                if length:  # (a file opened a read: a slice a job, however many there are)
+                    fd = os.open(path, os.O_RDONLY)
+                    try:
                         texts.update(_records(os.pread(fd, length, offset)))
-                yield texts
-        finally:
-            for fd in files:
-                os.close(fd)
+                    finally:
+                        os.close(fd)
+            yield texts
     finally:
         shutil.rmtree(where, ignore_errors=True)
 
@@ -214,7 +219,7 @@ def staged(
 def pair_buckets(
     readers: Readers, conn: sqlite3.Connection, layout: Layout, first: np.ndarray,
     second: np.ndarray,
-) -> Iterator[tuple[int, int, dict[int, bytes]]]:
+) -> Generator[tuple[int, int, dict[int, bytes]], None, None]:
     """``(start, end, texts)`` for each bucket of the pairs ``first[i], second[i]`` (in the
     order they are verified): its pairs ``start:end`` and its pages' normalized texts
     (``conn``: the run's, in the readers' snapshot, for a sample of the texts' sizes)."""
@@ -223,10 +228,11 @@ def pair_buckets(
         return
     stretch = min(pairs, 100_000)
     seen = len(np.unique(np.concatenate([first[:stretch], second[:stretch]])))
-    buckets = cut_buckets(pairs, seen / stretch, sample_text_bytes(conn, layout, first, "sketch"))
+    text_bytes = sample_text_bytes(conn, layout, first, "sketch")
+    buckets = cut_buckets(pairs, seen / stretch, text_bytes)
     spans = [buckets.span(k) for k in range(len(buckets))]
     wanted = wanted_pages(np.concatenate([first[lo:hi], second[lo:hi]]) for lo, hi in spans)
-    texts_of = staged(readers, layout, wanted, len(buckets), "sketch")
+    texts_of = staged(readers, layout, wanted, len(buckets), "sketch", text_bytes)
     del wanted  # (the staging lets go of it once the readers are done)
     try:
         for (start, end), texts in zip(spans, texts_of, strict=True):
@@ -242,11 +248,13 @@ class InOrder:
     def __init__(self, readers: Readers, conn: sqlite3.Connection, layout: Layout,
                  ids: np.ndarray) -> None:
         self._ids = ids
-        self._cut = cut_buckets(len(ids), 1.0, sample_text_bytes(conn, layout, ids, "text"))
+        text_bytes = sample_text_bytes(conn, layout, ids, "text")
+        self._cut = cut_buckets(len(ids), 1.0, text_bytes)
         n = len(self._cut)
         wanted = wanted_pages(ids[slice(*self._cut.span(k))] for k in range(n))
-        self._buckets = staged(readers, layout, wanted, n, "text")
+        self._buckets = staged(readers, layout, wanted, n, "text", text_bytes)
         self._bucket = -1  # the bucket in memory
+        self._end = 0  # the position after its last id
         self._texts: dict[int, bytes | None] = {}
         self._at = 0  # the position of the next id taken
 
@@ -257,10 +265,10 @@ class InOrder:
         for pid in ids:
             if self._at >= len(self._ids) or int(self._ids[self._at]) != pid:
                 raise ValueError(f"page {pid} taken out of the staged order")
-            k = int(np.searchsorted(self._cut.starts, self._at, side="right")) - 1
-            while self._bucket < k:
+            while self._at >= self._end:  # the next bucket (an empty one passed over)
                 self._texts = next(self._buckets)
                 self._bucket += 1
+                self._end = self._cut.span(self._bucket)[1]
             self._at += 1
             data = self._texts.pop(pid, None)
             out.append(None if data is None else data.decode("utf-8", "surrogatepass"))
