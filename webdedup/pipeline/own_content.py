@@ -18,12 +18,10 @@ incremental run gives what a full run gives.
 from __future__ import annotations
 
 import sqlite3
-from array import array
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import groupby
-from operator import itemgetter
 
 import numpy as np
 
@@ -38,9 +36,12 @@ from ..store.state import host_pages
 from . import staging
 from .context import PhaseResult, RunContext
 from .phase1_prepare import worker_count
+from .readers import Readers
 
 #: Pages read from the table at a time while a host's lines are counted.
 READ_CHUNK = 500
+#: Rows of the staged order (id and place) fetched from SQLite at a time.
+ORDER_CHUNK = 100_000
 #: A host of more texts than this is not handed to a worker but done in the main process,
 #: its texts read twice (to count its lines, then to cut them) rather than held.
 KEEP_TEXTS = 2000
@@ -142,7 +143,7 @@ def run(ctx: RunContext) -> OwnResult:
     staged = None
     try:
         if ctx.readers is not None:  # the hosts' texts read by the readers in id order
-            staged = staging.InOrder(ctx.readers, conn, ctx.layout, _staged_order(conn))
+            staged = _staged(ctx, ctx.readers)
             results = ctx.readers.map(own_of_hosts, jobs())
         else:
             results = ordered_map(own_of_hosts, jobs(), workers)
@@ -158,17 +159,28 @@ def run(ctx: RunContext) -> OwnResult:
     return OwnResult(hosts=tally.hosts, own=tally.own, thin=tally.thin)
 
 
-def _staged_order(conn: sqlite3.Connection) -> np.ndarray:
-    """The ids of the hosts' texts in the order :func:`run`'s jobs take them (host, then
-    content hash: ``temp.run_own_texts``'s key), those of hosts of more than
-    :data:`KEEP_TEXTS` texts left out (they are read in this process)."""
-    out = array("q")
-    rows = conn.execute("SELECT host, id FROM temp.run_own_texts ORDER BY host, content_hash")
-    for _, group in groupby(rows, key=itemgetter(0)):
-        ids = [pid for _, pid in group]
-        if len(ids) <= KEEP_TEXTS:
-            out.extend(ids)
-    return np.frombuffer(out, np.int64) if out else np.empty(0, np.int64)
+def _staged(ctx: RunContext, readers: Readers) -> staging.InOrder:
+    """The texts of the hosts, read by the ``readers`` in id order (:mod:`.staging`) and
+    taken in the order :func:`run`'s jobs take them (host, then content hash:
+    ``temp.run_own_texts``' key), those of hosts of more than :data:`KEEP_TEXTS` texts left
+    out (read in this process). The order comes from SQLite (``sql/own_staged_order.sql``),
+    a chunk at a time."""
+    conn = ctx.conn
+    params = {"keep": KEEP_TEXTS, "sample": staging.SAMPLE_PAGES}
+    count, drawn = conn.execute(sql("own_staged_sample"), params).fetchone()
+    sample = np.array([int(x) for x in (drawn or "").split(",") if x], np.int64)
+    text_bytes = staging.sample_text_bytes(conn, ctx.layout, sample, "text")
+
+    def by_id() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        cur = conn.execute(sql("own_staged_order"), params)
+        try:
+            while rows := cur.fetchmany(ORDER_CHUNK):
+                pairs = np.array(rows, np.int64)
+                yield pairs[:, 0].copy(), pairs[:, 1].copy()
+        finally:
+            cur.close()
+
+    return staging.InOrder(readers, ctx.layout, int(count), text_bytes, by_id())
 
 
 @dataclass(frozen=True)

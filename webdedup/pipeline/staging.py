@@ -183,24 +183,32 @@ def sample_text_bytes(conn: sqlite3.Connection, layout: Layout, ids: np.ndarray,
     return max(float(np.mean(sizes)) if sizes else 1.0, 1.0)
 
 
+def slice_pages(text_bytes: float) -> int:
+    """The pages of a reader's slice: about :data:`SLICE_BYTES` of texts of ``text_bytes``.
+
+    >>> slice_pages(float(SLICE_BYTES) / 4)
+    4
+    """
+    return max(1, int(SLICE_BYTES / max(text_bytes, 1.0)))
+
+
 def staged(
-    readers: Readers, layout: Layout, wanted: Wanted, buckets: int, kind: Kind,
-    text_bytes: float,
+    readers: Readers, layout: Layout, slices: Iterable[Wanted], buckets: int, kind: Kind
 ) -> Generator[dict[int, bytes | None], None, None]:
     """For each of the ``buckets`` in turn, the texts (``kind``, UTF-8; None: the page has
-    none) of its pages (``wanted``: :func:`wanted_pages`), read by the ``readers`` in id order
-    (a page not in the table is left out), a slice of about :data:`SLICE_BYTES` of texts
-    (of ``text_bytes`` each) a job."""
+    none) of its pages, read by the ``readers`` in id order (a page not in the table is left
+    out). ``slices``: the pages wanted (:class:`Wanted`, in id order), a reader's job each
+    (:func:`slice_pages`), taken as the readers need them."""
     where = tempfile.mkdtemp(prefix="webdedup-stage-")
     try:
-        step = max(1, int(SLICE_BYTES / max(text_bytes, 1.0)))
-        slices = range(0, len(wanted), step)
-        paths = [os.path.join(where, f"slice-{i}") for i in range(len(slices))]
-        spans = list(readers.map(stage_slice, (
-            (layout, wanted.part(start, start + step), buckets, path, kind)
-            for start, path in zip(slices, paths, strict=True)
-        )))
-        del wanted
+        paths: list[str] = []
+
+        def jobs() -> Iterator[tuple[Layout, Wanted, int, str, Kind]]:
+            for part in slices:
+                paths.append(os.path.join(where, f"slice-{len(paths)}"))
+                yield layout, part, buckets, paths[-1], kind
+
+        spans = list(readers.map(stage_slice, jobs()))  # (slices used up: let go of)
         for k in range(buckets):
             texts: dict[int, bytes | None] = {}
             for path, span in zip(paths, spans, strict=True):
@@ -214,6 +222,12 @@ def staged(
             yield texts
     finally:
         shutil.rmtree(where, ignore_errors=True)
+
+
+def _parts(wanted: Wanted, step: int) -> Iterator[Wanted]:
+    """``wanted`` in slices of ``step`` pages (it is let go of when they are used up)."""
+    for at in range(0, len(wanted), step):
+        yield wanted.part(at, at + step)
 
 
 def pair_buckets(
@@ -232,7 +246,8 @@ def pair_buckets(
     buckets = cut_buckets(pairs, seen / stretch, text_bytes)
     spans = [buckets.span(k) for k in range(len(buckets))]
     wanted = wanted_pages(np.concatenate([first[lo:hi], second[lo:hi]]) for lo, hi in spans)
-    texts_of = staged(readers, layout, wanted, len(buckets), "sketch", text_bytes)
+    texts_of = staged(readers, layout, _parts(wanted, slice_pages(text_bytes)), len(buckets),
+                      "sketch")
     del wanted  # (the staging lets go of it once the readers are done)
     try:
         for (start, end), texts in zip(spans, texts_of, strict=True):
@@ -242,37 +257,59 @@ def pair_buckets(
 
 
 class InOrder:
-    """The texts of ``ids`` (distinct), staged (:func:`staged`, ``"text"``), taken in the
-    order of ``ids`` by :meth:`take`, a bucket at a time in memory."""
+    """Texts staged (:func:`staged`, ``"text"``) and taken in an order of their own by
+    :meth:`take`, a bucket at a time in memory: the ``count`` pages of that order come in
+    ``by_id``, chunks of ``(ids, positions)`` (their places in the order) sorted by id, and
+    ``text_bytes`` is a text's size, about. Nothing here grows with ``count``: at ten
+    million pages an array of the ids and their places, sorted in this process, took about
+    400 MB at once."""
 
-    def __init__(self, readers: Readers, conn: sqlite3.Connection, layout: Layout,
-                 ids: np.ndarray) -> None:
-        self._ids = ids
-        text_bytes = sample_text_bytes(conn, layout, ids, "text")
-        self._cut = cut_buckets(len(ids), 1.0, text_bytes)
-        n = len(self._cut)
-        wanted = wanted_pages(ids[slice(*self._cut.span(k))] for k in range(n))
-        self._buckets = staged(readers, layout, wanted, n, "text", text_bytes)
-        self._bucket = -1  # the bucket in memory
-        self._end = 0  # the position after its last id
+    def __init__(self, readers: Readers, layout: Layout, count: int, text_bytes: float,
+                 by_id: Iterable[tuple[np.ndarray, np.ndarray]]) -> None:
+        self._per = max(1, int(cut_buckets(count, 1.0, text_bytes).span(0)[1])) if count else 1
+        buckets = -(-count // self._per)
+        self._buckets = staged(readers, layout, self._slices(by_id, slice_pages(text_bytes)),
+                               buckets, "text")
+        self._end = 0  # the position after the bucket in memory
         self._texts: dict[int, bytes | None] = {}
         self._at = 0  # the position of the next id taken
+
+    def _slices(self, by_id: Iterable[tuple[np.ndarray, np.ndarray]],
+                step: int) -> Iterator[Wanted]:
+        ids: list[np.ndarray] = []
+        places: list[np.ndarray] = []
+        held = 0
+        for chunk_ids, chunk_places in by_id:
+            ids.append(chunk_ids)
+            places.append(chunk_places)
+            held += len(chunk_ids)
+            while held >= step:
+                all_ids, all_places = np.concatenate(ids), np.concatenate(places)
+                yield Wanted(all_ids[:step], (all_places[:step] // self._per).astype(np.int32))
+                ids, places = [all_ids[step:]], [all_places[step:]]
+                held -= step
+        if held:
+            all_ids, all_places = np.concatenate(ids), np.concatenate(places)
+            yield Wanted(all_ids, (all_places // self._per).astype(np.int32))
 
     def take(self, ids: Sequence[int]) -> list[str | None]:
         """The texts of the next ``ids`` of the order (None: the page has none, or it is
         not in the table)."""
         out = []
         for pid in ids:
-            if self._at >= len(self._ids) or int(self._ids[self._at]) != pid:
-                raise ValueError(f"page {pid} taken out of the staged order")
             while self._at >= self._end:  # the next bucket (an empty one passed over)
+                if self._texts:  # (a page of a later bucket was taken before its turn)
+                    raise ValueError(
+                        f"{len(self._texts)} staged texts not taken in their order, e.g. of "
+                        f"page {next(iter(self._texts))}"
+                    )
                 self._texts = next(self._buckets)
-                self._bucket += 1
-                self._end = self._cut.span(self._bucket)[1]
+                self._end += self._per
             self._at += 1
             data = self._texts.pop(pid, None)
             out.append(None if data is None else data.decode("utf-8", "surrogatepass"))
         return out
 
     def close(self) -> None:
+        """Let go of the staged texts (their scratch files are deleted)."""
         self._buckets.close()
