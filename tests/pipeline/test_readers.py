@@ -98,6 +98,7 @@ def test_texts_staged_in_many_buckets_and_slices(crawl, tmp_path, monkeypatch, t
     with monkeypatch.context() as m:
         m.setattr(staging, "BUCKET_BYTES", 20_000)
         m.setattr(staging, "SLICE_BYTES", 50_000)  # (texts of a few KB: slices of a few pages)
+        m.setattr(staging, "RANGE_PAGES", 60)  # the pairs' pages sorted a range of ids at a time
         m.setattr(staging, "cut_buckets", recorded)
         result = Deduplicator(config=config).run_on_db(theirs)
     assert _prepared(result)["readers"] == 1
