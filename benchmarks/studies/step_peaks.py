@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Where in a run does the main process's memory peak? A full run on an annotated database,
+with the peak resident memory of every step and phase.
+
+    python -m benchmarks.studies.step_peaks ANNOTATED.sqlite
+
+``bench_scale`` gives the peak of each phase (phase 4 is one); this gives each step inside
+them too (``near.own``, ``near.candidates``, ``near.verify``...): VmHWM is read and reset
+(``/proc/self/clear_refs``) at every step's start and end, and each reading counts for every
+step open then. A step's peak includes what the steps before it left allocated (Python and
+glibc keep freed memory), so a step's own cost is its peak less the one before. The run is
+full (``--full``): it recomputes and verifies everything again, and rewrites only the
+annotations that change (none, on a database its own last run annotated). Linux only.
+Prints a line a step as it ends, then the figures as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from webdedup import Config, Deduplicator
+from webdedup.pipeline import context
+
+
+def _hwm_then_reset() -> float:
+    with open("/proc/self/status") as f:
+        value = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # VmHWM back to the current RSS
+    return value / 1024
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("db", type=Path, help="a database webdedup db annotated")
+    args = parser.parse_args(argv)
+
+    open_steps: list[str] = []
+    peaks: dict[str, float] = {}
+    real_step = context.RunContext.step.__wrapped__  # type: ignore[attr-defined]
+
+    @contextmanager
+    def step(self: context.RunContext, name: str) -> Iterator[None]:
+        value = _hwm_then_reset()
+        for s in open_steps:
+            peaks[s] = max(peaks.get(s, 0.0), value)
+        open_steps.append(name)
+        try:
+            with contextmanager(real_step)(self, name):
+                yield
+        finally:
+            value = _hwm_then_reset()
+            for s in open_steps:
+                peaks[s] = max(peaks.get(s, 0.0), value)
+            open_steps.pop()
+            print(f"{time.strftime('%H:%M:%S')} {name}: peak {peaks[name]:.0f} MiB", flush=True)
+
+    original = context.RunContext.step
+    context.RunContext.step = step  # type: ignore[method-assign]
+    t0, c0 = time.perf_counter(), time.process_time()
+    try:
+        result = Deduplicator(config=Config()).run_on_db(args.db, full=True)
+    finally:
+        context.RunContext.step = original  # type: ignore[method-assign]
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(json.dumps({
+        "wall": time.perf_counter() - t0,
+        "cpu": time.process_time() - c0 + children.ru_utime + children.ru_stime,
+        "mode": result.mode, "candidates": result.candidates, "groups": result.groups,
+        "worker_peak_mib": children.ru_maxrss / 1024,
+        "step_peaks_mib": {k: round(v) for k, v in peaks.items()},
+        "timings": result.timings,
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
