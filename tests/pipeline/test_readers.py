@@ -84,12 +84,13 @@ def test_texts_staged_in_many_buckets_and_slices(crawl, tmp_path, monkeypatch, t
     by id. ``shift``: every rowid moved up by it (a rowid may be any 64-bit integer: a key
     packing id and bucket into one int64 overflowed)."""
     cuts: list[int] = []
-    cut = staging.cut_buckets
 
-    def recorded(*args, **kwargs):
-        buckets = cut(*args, **kwargs)
-        cuts.append(len(buckets))
-        return buckets
+    def recorded(cut):
+        def cut_and_count(*args, **kwargs):
+            buckets = cut(*args, **kwargs)
+            cuts.append(len(buckets))
+            return buckets
+        return cut_and_count
 
     config = Config(workers=2, threshold=threshold)
     theirs = _copy(crawl, tmp_path, "readers.sqlite")
@@ -99,7 +100,9 @@ def test_texts_staged_in_many_buckets_and_slices(crawl, tmp_path, monkeypatch, t
         m.setattr(staging, "BUCKET_BYTES", 20_000)
         m.setattr(staging, "SLICE_BYTES", 50_000)  # (texts of a few KB: slices of a few pages)
         m.setattr(staging, "RANGE_PAGES", 60)  # the pairs' pages sorted a range of ids at a time
-        m.setattr(staging, "cut_buckets", recorded)
+        m.setattr(staging, "cut_buckets", recorded(staging.cut_buckets))  # own content's
+        m.setattr(staging, "cut_pair_buckets", recorded(staging.cut_pair_buckets))
+        m.setattr(staging, "PAIR_CHUNK", 3)
         result = Deduplicator(config=config).run_on_db(theirs)
     assert _prepared(result)["readers"] == 1
     assert len(cuts) == 2 and min(cuts) >= 3, cuts  # own content's, verification's
