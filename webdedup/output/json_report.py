@@ -38,7 +38,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..store import split_statements, sql, table_exists
+from ..store import run_script, split_statements, table_exists
 from ..store.pages import as_text
 from ..version import __version__
 from .files import open_output
@@ -184,8 +184,7 @@ def _section(
         with suppress(sqlite3.Error):
             if cur is not None:
                 cur.close()
-            for statement in split_statements(sql("export/sections_done")):
-                conn.execute(statement)
+            run_script(conn, "export/sections_done")
 
 
 def _groups(cur: sqlite3.Cursor, kind: str) -> Iterator[dict[str, Any]]:
