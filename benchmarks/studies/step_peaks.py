@@ -2,7 +2,7 @@
 """Where in a run does the main process's memory peak? A full run on an annotated database,
 with the peak resident memory of every step and phase.
 
-    python -m benchmarks.studies.step_peaks ANNOTATED.sqlite
+    python -m benchmarks.studies.step_peaks ANNOTATED.sqlite [--buckets] [--workers N]
 
 ``bench_scale`` gives the peak of each phase (phase 4 is one); this gives each step inside
 them too (``near.own``, ``near.candidates``, ``near.verify``...): VmHWM is read and reset
@@ -11,7 +11,9 @@ step open then. A step's peak includes what the steps before it left allocated (
 glibc keep freed memory), so a step's own cost is its peak less the one before. The run is
 full (``--full``): it recomputes and verifies everything again, and rewrites only the
 annotations that change (none, on a database its own last run annotated). Linux only.
-Prints a line a step as it ends, then the figures as JSON.
+``--buckets`` also gives the texts each of the verification's staged buckets held (what the
+main process holds at once: ``webdedup.pipeline.staging``). Prints a line a step as it ends,
+then the figures as JSON.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from webdedup import Config, Deduplicator
-from webdedup.pipeline import context
+from webdedup.pipeline import context, staging
 
 
 def _hwm_then_reset() -> float:
@@ -39,7 +41,18 @@ def _hwm_then_reset() -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("db", type=Path, help="a database webdedup db annotated")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="worker processes (default: webdedup's, by the crawl's size)")
+    parser.add_argument("--buckets", action="store_true",
+                        help="also the MiB of texts of each of the verification's buckets")
     args = parser.parse_args(argv)
+    bucket_mib: list[float] = []
+    real_buckets = staging.pair_buckets
+
+    def logged_buckets(*a: object, **k: object) -> Iterator[tuple[int, int, dict[int, bytes]]]:
+        for start, end, texts in real_buckets(*a, **k):  # type: ignore[arg-type]
+            bucket_mib.append(sum(map(len, texts.values())) / 2**20)
+            yield start, end, texts
 
     open_steps: list[str] = []
     peaks: dict[str, float] = {}
@@ -63,11 +76,15 @@ def main(argv: list[str] | None = None) -> int:
 
     original = context.RunContext.step
     context.RunContext.step = step  # type: ignore[method-assign]
+    if args.buckets:
+        staging.pair_buckets = logged_buckets  # type: ignore[assignment]
     t0, c0 = time.perf_counter(), time.process_time()
     try:
-        result = Deduplicator(config=Config()).run_on_db(args.db, full=True)
+        config = Config() if args.workers is None else Config(workers=args.workers)
+        result = Deduplicator(config=config).run_on_db(args.db, full=True)
     finally:
         context.RunContext.step = original  # type: ignore[method-assign]
+        staging.pair_buckets = real_buckets
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(json.dumps({
         "wall": time.perf_counter() - t0,
@@ -75,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
         "mode": result.mode, "candidates": result.candidates, "groups": result.groups,
         "worker_peak_mib": children.ru_maxrss / 1024,
         "step_peaks_mib": {k: round(v) for k, v in peaks.items()},
+        "bucket_mib": ({"buckets": len(bucket_mib), "min": round(min(bucket_mib), 3),
+                        "median": round(sorted(bucket_mib)[len(bucket_mib) // 2], 3),
+                        "max": round(max(bucket_mib), 3)} if bucket_mib else None),
         "timings": result.timings,
     }))
     return 0

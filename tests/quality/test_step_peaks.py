@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import json
 
-from conftest import crawl_with_duplicates, write_pages
+from conftest import SHARED_DATA
 
 from benchmarks.studies import step_peaks
 from webdedup import Deduplicator
-from webdedup.pipeline import context
+from webdedup.ingest import ingest
+from webdedup.pipeline import context, staging
 
 
 def test_every_step_has_its_peak(tmp_path, capsys):
-    db = write_pages(tmp_path / "crawl.sqlite", crawl_with_duplicates())
+    db = tmp_path / "crawl.sqlite"  # the real crawls and pages (829): the readers stage texts
+    ingest(db, [*sorted((SHARED_DATA / "warc").glob("*.warc*")), SHARED_DATA / "html" / "aed",
+                SHARED_DATA / "html" / "aeb"], workers=2)
     Deduplicator().run_on_db(db)
-    step = context.RunContext.step
-    assert step_peaks.main([str(db)]) == 0
+    step, pair_buckets = context.RunContext.step, staging.pair_buckets
+    assert step_peaks.main([str(db), "--buckets", "--workers", "2"]) == 0
     assert context.RunContext.step is step  # (put back)
+    assert staging.pair_buckets is pair_buckets
     lines = capsys.readouterr().out.splitlines()
     figures = json.loads(lines[-1])
     assert figures["mode"] == "full"
@@ -25,4 +29,6 @@ def test_every_step_has_its_peak(tmp_path, capsys):
     assert {"prepare", "near", "near.verify", "assign", "write_back"} <= set(peaks)
     assert all(v > 0 for v in peaks.values())
     assert peaks["near"] >= peaks["near.verify"]  # a phase's peak holds its steps'
+    buckets = figures["bucket_mib"]  # the verification's texts, staged by the readers
+    assert buckets["buckets"] >= 1 and 0 < buckets["min"] <= buckets["median"] <= buckets["max"]
     assert any(line.endswith(f"near.verify: peak {peaks['near.verify']} MiB") for line in lines)
