@@ -10,6 +10,7 @@ import pytest
 from conftest import real_texts
 
 from webdedup import Config
+from webdedup.algorithms import bands
 from webdedup.algorithms import simhash as sh
 from webdedup.algorithms.bands import (
     NewKeys,
@@ -44,6 +45,24 @@ def test_candidate_pairs_are_every_shared_key(seed):
     for g in (None, groups):
         lo, hi = candidate_pairs(keys, g)
         assert list(zip(lo.tolist(), hi.tolist(), strict=True)) == brute_pairs(keys, g)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_packed_sort_finds_the_runs_the_argsort_finds(seed, monkeypatch):
+    """32-bit keys are sorted packed with their rows (key << 32 | row) and their runs found a
+    chunk at a time; wider keys take an argsort. Both give every equal pair, ``a < b``, in
+    the same order: across chunk edges (chunks of 7 rows), runs at the ends, the top key."""
+    rng = np.random.default_rng(seed)
+    monkeypatch.setattr(bands, "RUN_CHUNK", 7)
+    n = int(rng.integers(2, 400))
+    column = rng.integers(0, int(rng.integers(2, 80)), size=n).astype(np.uint32)
+    column[rng.random(n) < 0.2] = 2**32 - 1  # the largest key: its run can end the sort
+    a, b = bands._equal_runs(column)
+    wide_a, wide_b = bands._equal_runs(column.astype(np.int64))
+    assert a.tolist() == wide_a.tolist() and b.tolist() == wide_b.tolist()
+    assert (a < b).all()
+    brute = sorted(p for p in itertools.combinations(range(n), 2) if column[p[0]] == column[p[1]])
+    assert sorted(zip(a.tolist(), b.tolist(), strict=True)) == brute
 
 
 def test_candidate_pairs_of_nothing():
