@@ -14,13 +14,17 @@ bucket; then the buckets are read back in turn, each from one stretch of every s
 What is written for a page: ``"sketch"``, its normalized text, what verification compares
 (:func:`~webdedup.store.pages.page_sketch_utf8`); ``"text"``, its text (or the main text of
 its HTML: :func:`~webdedup.store.pages.page_text`), what own content counts lines of. The
-scratch files live in ``tempfile``'s directory (``TMPDIR``) and are deleted at the end: they
-hold those texts once more (a page in two buckets twice). Memory: a bucket's texts in the
-main process, a slice's in a reader.
+scratch files live in a folder of ``tempfile``'s directory (``TMPDIR``) and are deleted at
+the end: they hold those texts once more (a page in two buckets twice). A run that could not
+delete its folder (killed, or a reader still writing when the run stopped on an error) leaves
+it to the next run's :func:`sweep`. A full ``TMPDIR`` stops the run with
+:class:`~webdedup.errors.DiskFull` naming it. Memory: a bucket's texts in the main process,
+a slice's in a reader.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import sqlite3
@@ -32,6 +36,12 @@ from typing import Literal, cast
 
 import numpy as np
 
+try:
+    import fcntl
+except ImportError:  # (Windows: no flock; scratch folders left behind stay)
+    fcntl = None  # type: ignore[assignment]
+
+from ..errors import DiskFull
 from ..store.layout import Layout
 from ..store.pages import LOOKUP_CHUNK, PageInput, fetch_pages, page_sketch_utf8, page_text
 from ..store.snapshot import reader
@@ -54,6 +64,12 @@ _HEAD = struct.Struct("<qI")
 _NONE = 0xFFFFFFFF
 
 Kind = Literal["sketch", "text"]
+
+#: The scratch folders' names in ``TMPDIR`` (``webdedup-stage-`` and a random part).
+PREFIX = "webdedup-stage-"
+#: The file in a scratch folder its run holds an exclusive ``flock`` on while it lives (the
+#: kernel lets go of it when the process ends, however it ends).
+OWNER = ".owner"
 
 
 @dataclass(frozen=True)
@@ -184,13 +200,23 @@ def stage_slice(layout: Layout, wanted: Wanted, buckets: int, path: str,
                 head = _HEAD.pack(pid, _NONE if data is None else len(data))
                 parts[k].append(head if data is None else head + data)
     spans = np.zeros((buckets, 2), np.int64)
-    with open(path, "wb") as out:
-        at = 0
-        for k, records in enumerate(parts):
-            blob = b"".join(records)
-            out.write(blob)
-            spans[k] = at, len(blob)
-            at += len(blob)
+    try:
+        with open(path, "wb") as out:
+            at = 0
+            for k, records in enumerate(parts):
+                blob = b"".join(records)
+                out.write(blob)
+                spans[k] = at, len(blob)
+                at += len(blob)
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise DiskFull(
+            f"no space left in {os.path.dirname(os.path.dirname(path))} (TMPDIR) for the texts "
+            "the run's readers stage there in id order (about a third of the pages table's "
+            "size at its peak on a large crawl); set TMPDIR to a folder with room, or free "
+            "some, then run again"
+        ) from exc
     return spans
 
 
@@ -235,7 +261,8 @@ def staged(
     none) of its pages, read by the ``readers`` in id order (a page not in the table is left
     out). ``slices``: the pages wanted (:class:`Wanted`, in id order), a reader's job each
     (:func:`slice_pages`), taken as the readers need them."""
-    where = tempfile.mkdtemp(prefix="webdedup-stage-")
+    sweep()
+    where, owner = _scratch()
     try:
         paths: list[str] = []
 
@@ -257,7 +284,79 @@ def staged(
                         os.close(fd)
             yield texts
     finally:
-        shutil.rmtree(where, ignore_errors=True)
+        _remove(where, owner)
+
+
+def _scratch() -> tuple[str, int]:
+    """A new scratch folder in ``TMPDIR`` and the descriptor of its :data:`OWNER` file, locked
+    (made under another name and renamed once locked: a :func:`sweep` never finds it free)."""
+    where = tempfile.mkdtemp(prefix=PREFIX)
+    making = os.path.join(where, OWNER + ".new")
+    owner = os.open(making, os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    if fcntl is not None:
+        fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.rename(making, os.path.join(where, OWNER))
+    return where, owner
+
+
+def _remove(where: str, owner: int) -> None:
+    """Delete a scratch folder, its :data:`OWNER` file last; if a reader wrote a file into
+    it meanwhile (a run stopping on an error does not wait for them), the folder stays, its
+    owner file with it, for the next run's :func:`sweep`."""
+    try:
+        for name in os.listdir(where):
+            if name != OWNER:
+                _unlink(os.path.join(where, name))
+        _unlink(os.path.join(where, OWNER))
+        try:
+            os.rmdir(where)
+        except OSError:  # written to after the listing: leave it whole to the next sweep
+            with open(os.path.join(where, OWNER), "ab"):
+                pass
+    except OSError:
+        pass
+    finally:
+        os.close(owner)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except IsADirectoryError:
+        shutil.rmtree(path, ignore_errors=True)
+    except FileNotFoundError:
+        pass
+
+
+def sweep(folder: str | None = None) -> list[str]:
+    """Delete the scratch folders in ``folder`` (``TMPDIR``) left by runs that have ended:
+    those whose :data:`OWNER` file no process holds locked (its run ended without deleting
+    them: killed, or stopped while a reader wrote). A folder without one (being made, or an
+    older webdedup's) is left alone, and so is every folder where ``flock`` is missing.
+    Returns the folders deleted."""
+    if fcntl is None:
+        return []
+    base = folder if folder is not None else tempfile.gettempdir()
+    try:
+        names = [n for n in os.listdir(base) if n.startswith(PREFIX)]
+    except OSError:
+        return []
+    deleted = []
+    for name in names:
+        where = os.path.join(base, name)
+        try:
+            owner = os.open(os.path.join(where, OWNER), os.O_RDWR | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # its run is alive
+            os.close(owner)
+            continue
+        _remove(where, owner)
+        if not os.path.exists(where):
+            deleted.append(where)
+    return deleted
 
 
 def pair_slices(first: np.ndarray, second: np.ndarray, spans: Sequence[tuple[int, int]],
