@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import suppress
+from functools import partial
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -211,6 +212,19 @@ def _stop_now(pool: ProcessPoolExecutor) -> None:
     that came as the pool started leaves it half made, unable to shut down."""
     with suppress(RuntimeError):
         pool.shutdown(wait=False, cancel_futures=True)
+    # Its manager thread closes its wake-up pipe as it ends, and Python 3.11's exit hook
+    # (concurrent.futures.process._python_exit) writes to that pipe unlocked: if the thread
+    # closes it between the hook's "not closed?" and its write, the exit prints an EBADF
+    # traceback under the command's one line of error (about one stop in fifteen on a
+    # loaded machine). A wake-up of a thread that is already ending can be dropped.
+    wakeup = getattr(pool, "_executor_manager_thread_wakeup", None)
+    if wakeup is not None and hasattr(wakeup, "wakeup"):
+        wakeup.wakeup = partial(_wake_if_open, wakeup.wakeup)
+
+
+def _wake_if_open(wake: Callable[[], None]) -> None:
+    with suppress(OSError):  # (closed meanwhile by the thread it would wake)
+        wake()
 
 
 def ordered_map(
