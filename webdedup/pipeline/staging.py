@@ -294,7 +294,10 @@ def _scratch() -> tuple[str, int]:
     making = os.path.join(where, OWNER + ".new")
     owner = os.open(making, os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
     if fcntl is not None:
-        fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        try:
+            fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # no flock on this file system: a sweep there cannot lock it either
+            pass
     os.rename(making, os.path.join(where, OWNER))
     return where, owner
 
