@@ -49,7 +49,9 @@ CREATE INDEX temp.run_segments_id ON run_segments (id);
 -- own content (webdedup.pipeline.own_content): the own texts of the near nodes whose host
 -- repeats some of their lines, the thin texts of each host, and the thin pages
 DROP TABLE IF EXISTS temp.run_own;
-CREATE TEMP TABLE run_own (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+-- (text_key: what the verification cache knows the own text by, in place of the page's
+-- content hash: webdedup.pipeline.own_content.own_key)
+CREATE TEMP TABLE run_own (id INTEGER PRIMARY KEY, text TEXT NOT NULL, text_key TEXT NOT NULL);
 DROP TABLE IF EXISTS temp.run_thin_texts;
 CREATE TEMP TABLE run_thin_texts (host TEXT NOT NULL, content_hash TEXT NOT NULL,
                                   reason TEXT NOT NULL, PRIMARY KEY (host, content_hash))

@@ -572,6 +572,58 @@ def test_an_incremental_run_caches_the_scores_it_computed(tmp_path):
     assert verified(path) == cache
 
 
+def test_a_pair_of_own_texts_is_cached_by_its_own_texts_until_they_change(tmp_path):
+    """Pages compared by their own texts (their host's navigation cut away) are cached by the
+    own texts' keys: a nightly run that meets the pair again takes its score from the cache;
+    once the host repeats a line of theirs, their own texts change and the pair is verified
+    again."""
+    nav = "Example News\nHome\nWorld\nSport\nContact us"
+
+    def lines(words: list[str]) -> str:  # paragraphs of 50 words
+        return "\n".join(" ".join(words[k : k + 50]) for k in range(0, len(words), 50))
+
+    bodies = [t["text"].split()[:200] for t in real_texts(limit=7)]
+    twin = list(bodies[0])
+    twin[20:23] = ["quite", "another", "phrase"]  # a near-duplicate of bodies[0] (1st line)
+    texts = [lines(b) for b in (bodies[0], twin, *bodies[1:4])]
+    path = write_pages(tmp_path / "crawl.sqlite", [
+        make_page(f"https://a.example/{i}", f"{nav}\n{text}") for i, text in enumerate(texts)
+    ])
+    Deduplicator().run_on_db(path)
+
+    def own_rows() -> list[tuple]:
+        with sqlite3.connect(path) as conn:
+            return conn.execute(
+                "SELECT hash_a, hash_b, score FROM _webdedup_verified "
+                "WHERE hash_a LIKE 'o%' AND hash_b LIKE 'o%' ORDER BY 1, 2"
+            ).fetchall()
+
+    def score_of_2() -> float:
+        with sqlite3.connect(path) as conn:
+            return float(conn.execute("SELECT dup_score FROM pages WHERE id = 2").fetchone()[0])
+
+    (pair,) = own_rows()  # the near-duplicates, by their own texts' keys
+    assert pair[2] >= 0.8 and score_of_2() == pair[2]
+    with sqlite3.connect(path) as conn:  # marked, so that a score from the cache shows
+        conn.execute("UPDATE _webdedup_verified SET score = 0.97 WHERE hash_a = ? AND hash_b = ?",
+                     pair[:2])
+    # a new page of the host: every page of it joins the region, the pair is a candidate again
+    insert(path, [make_page("https://a.example/new", f"{nav}\n{lines(bodies[4])}")])
+    assert Deduplicator().run_on_db(path).mode == "incremental"
+    assert score_of_2() == 0.97 and own_rows() == [(*pair[:2], 0.97)]
+    # now two more pages of the host quote the pair's last paragraph: both own texts lose it,
+    # and the pair is verified again, by its new own texts
+    last = texts[0].split("\n")[-1]
+    insert(path, [make_page(f"https://a.example/quote{k}", f"{nav}\n{lines(bodies[k])}\n{last}")
+                  for k in (5, 6)])
+    assert Deduplicator().run_on_db(path).mode == "incremental"
+    rows = own_rows()
+    assert len(rows) == 2 and (*pair[:2], 0.97) in rows
+    (again,) = [r for r in rows if r[:2] != pair[:2]]
+    assert 0.8 <= again[2] < pair[2] and score_of_2() == again[2]
+    assert annotations(path) == full_twin(path, tmp_path, "minhash")
+
+
 def upsert(conn: sqlite3.Connection, p: dict, verb: str = "INSERT OR REPLACE") -> None:
     conn.execute(
         f"{verb} INTO pages (url, content, crawled) VALUES (?, ?, ?)",

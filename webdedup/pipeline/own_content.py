@@ -10,13 +10,15 @@ assignment gives every page that carries it the kind ``thin`` (``sql/assign.sql`
 
 Candidates still come from the whole texts' sketches (no page is sketched twice). A host's
 lines depend on all its pages: an incremental run takes every page of the hosts of its
-changed pages into its region (``sql/region_hosts.sql``), and its verification cache
-skips the pairs with an own text (``sql/verified_cached.sql``, ``verified_save.sql``), so an
-incremental run gives what a full run gives.
+changed pages into its region (``sql/region_hosts.sql``), and its verification cache knows a
+page with an own text by its own text's key (:func:`own_key`) rather than by its content
+hash (``sql/verified_cached.sql``, ``verified_save.sql``), so an incremental run gives what a
+full run gives.
 """
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
@@ -249,6 +251,19 @@ def _large_host(
                  words, min_words)
 
 
+def own_key(text: str) -> str:
+    """What the verification cache (``_webdedup_verified``) knows an own text by, in place of
+    its page's content hash: ``o`` and the SHA-1 of the own text's UTF-8 (41 characters, so
+    never a content hash). A score depends only on the two texts compared, and an own text
+    only on its page's text and its host's repeated lines: when those change, so does the
+    key, and the pair is verified again.
+
+    >>> own_key("abc")
+    'oa9993e364706816aba3e25717850c26c9cd0d89d'
+    """
+    return "o" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 @dataclass
 class _Tally:
     """What the cuts of the hosts so far came to (their rows go in as they come)."""
@@ -260,7 +275,7 @@ class _Tally:
 
     def add(self, ctx: RunContext, host: str, nodes: dict[str, list[int]], cuts: list[Cut]) -> None:
         thin_rows: list[tuple[str, str, str]] = []
-        own_rows: list[tuple[int, str]] = []
+        own_rows: list[tuple[int, str, str]] = []
         for chash, kept, reason in cuts:
             if reason is not None:
                 self.thin += 1
@@ -268,12 +283,15 @@ class _Tally:
                 self.thin_ids += nodes[chash]
             else:
                 self.own += len(nodes[chash])
-                own_rows += [(i, kept) for i in nodes[chash]]
+                key = own_key(kept)
+                own_rows += [(i, kept, key) for i in nodes[chash]]
         ctx.conn.executemany(
             "INSERT INTO temp.run_thin_texts (host, content_hash, reason) VALUES (?, ?, ?)",
             thin_rows,
         )
-        ctx.conn.executemany("INSERT INTO temp.run_own (id, text) VALUES (?, ?)", own_rows)
+        ctx.conn.executemany(
+            "INSERT INTO temp.run_own (id, text, text_key) VALUES (?, ?, ?)", own_rows
+        )
 
 
 class _HostNodes:
