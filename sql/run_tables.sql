@@ -30,9 +30,6 @@ CREATE TEMP TABLE run_lev_nodes (id INTEGER PRIMARY KEY, url_key TEXT NOT NULL,
 DROP TABLE IF EXISTS temp.run_lev_left;
 CREATE TEMP TABLE run_lev_left (a INTEGER NOT NULL, b INTEGER NOT NULL, PRIMARY KEY (a, b))
     WITHOUT ROWID;
-DROP TABLE IF EXISTS temp.run_candidates;  -- an incremental minhash run's, for the cache
-CREATE TEMP TABLE run_candidates (a INTEGER NOT NULL, b INTEGER NOT NULL,
-                                  PRIMARY KEY (a, b)) WITHOUT ROWID;
 DROP TABLE IF EXISTS temp.run_scores;  -- the verified score of each minhash candidate pair
 CREATE TEMP TABLE run_scores (a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL,
                               cached INTEGER NOT NULL DEFAULT 0,  -- 1: from the stored cache

@@ -1,5 +1,5 @@
 -- The scores this run computed (not those it found in the cache), by the pair of the texts'
--- keys (smaller first; a page's content hash, or its own text's key: verified_cached.sql):
+-- keys (smaller first; a page's content hash, or its own text's key: verified_region_keys.sql):
 -- the verification cache of later runs (main._webdedup_verified).
 -- Each pair's two pages are looked up in id order: run_scores is walked in (a, b) order for
 -- the first, then the pairs are sorted by b for the second. Looked up in pair order, the

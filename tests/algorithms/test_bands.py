@@ -18,7 +18,6 @@ from webdedup.algorithms.bands import (
     candidate_pairs,
     collisions,
     component_order,
-    pairs_among,
     pairs_by_band,
 )
 from webdedup.algorithms.cluster import UnionFind
@@ -260,15 +259,3 @@ def test_band_keys_on_disk_give_the_same_pairs_as_the_matrix():
             assert by_band == [(a.tolist(), b.tolist()) for a, b in pairs_by_band(columns, g)]
     finally:
         columns.close()
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_pairs_among_is_set_membership_of_ordered_pairs(seed):
-    rng = np.random.default_rng(seed)
-    ids = rng.integers(-(2**62), 2**62, size=30)  # any rowids, negative and huge ones too
-    pairs = ids[rng.integers(0, 30, size=(200, 2))]
-    known = np.concatenate([pairs[rng.random(200) < 0.4], ids[rng.integers(0, 30, size=(50, 2))]])
-    expected = [(a, b) in set(map(tuple, known.tolist())) for a, b in pairs.tolist()]
-    got = pairs_among(pairs[:, 0], pairs[:, 1], known[:, 0], known[:, 1]).tolist()
-    assert got == expected and any(expected) and not all(expected)
-

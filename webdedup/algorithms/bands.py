@@ -224,27 +224,6 @@ def component_order(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.lexsort((hi, lo, pair_components(lo, hi))).astype(np.int64, copy=False)
 
 
-def pairs_among(
-    lo: np.ndarray, hi: np.ndarray, known_lo: np.ndarray, known_hi: np.ndarray
-) -> np.ndarray:
-    """Whether each pair ``(lo[k], hi[k])`` is one of the pairs ``(known_lo, known_hi)``
-    (the same order within a pair), as a boolean array: ids ranked over all four arrays,
-    each pair one integer, one sorted search.
-
-    >>> pairs_among(np.array([1, 1, 2]), np.array([5, 6, 5]), np.array([2, 1]),
-    ...             np.array([5, 9])).tolist()
-    [False, False, True]
-    """
-    lo, hi = np.asarray(lo, np.int64), np.asarray(hi, np.int64)
-    if not len(lo) or not len(known_lo):
-        return np.zeros(len(lo), dtype=bool)
-    ids, rank = np.unique(np.concatenate([lo, hi, known_lo, known_hi]), return_inverse=True)
-    n, m = len(lo), len(known_lo)
-    codes = rank[:n] * len(ids) + rank[n:2 * n]
-    known = rank[2 * n:2 * n + m] * len(ids) + rank[2 * n + m:]
-    return np.isin(codes, known)
-
-
 def pair_components(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """The connected component of each pair ``(lo[k], hi[k])``: a number shared by the pairs
     of one component, ascending with the component's smallest node (``int32`` when the

@@ -12,8 +12,8 @@ Candidates still come from the whole texts' sketches (no page is sketched twice)
 lines depend on all its pages: an incremental run takes every page of the hosts of its
 changed pages into its region (``sql/region_hosts.sql``), and its verification cache knows a
 page with an own text by its own text's key (:func:`own_key`) rather than by its content
-hash (``sql/verified_cached.sql``, ``verified_save.sql``), so an incremental run gives what a
-full run gives.
+hash (``pipeline.phase4_near._from_cache``, ``sql/verified_save.sql``), so an incremental run
+gives what a full run gives.
 """
 
 from __future__ import annotations
