@@ -254,6 +254,14 @@ def _prepare(ctx: RunContext) -> _Writer:
     incremental = ctx.plan.mode == "incremental"
     if incremental:
         run_script(ctx.conn, "write_prepare_incremental")
+        if table_exists(ctx.conn, "_webdedup_groups"):
+            run_script(ctx.conn, "groups_changed", stored="main._webdedup_groups")
+        else:  # (a state from before schema 11: every row goes in, after the migration)
+            ctx.conn.execute("CREATE TEMP TABLE IF NOT EXISTS run_no_groups (id INTEGER "
+                             "PRIMARY KEY, dup_group, dup_kind, is_canonical, dup_score)")
+            run_script(ctx.conn, "groups_changed", stored="temp.run_no_groups")
+            ctx.conn.execute("INSERT INTO temp.run_groups_gone (id) SELECT id FROM "
+                             "temp.run_region WHERE id NOT IN (SELECT id FROM temp.run_groups)")
     estimate = _write_bytes(ctx) if float(ctx.config.write_lock) > 0 else 0.0
     writer = _Writer(ctx, ctx.plan, meta_value(ctx.conn, GENERATION),
                      _batched(ctx, estimate), estimate)
@@ -362,6 +370,16 @@ def _write_ahead_spaced(writer: _Writer, spacer: _Spacer) -> int:
             add += "WHERE id IN (SELECT id FROM temp.run_restate) AND "  # batches of those
             _batches(writer, "run_restate", ("id",), spacer, partial(_execute, conn, add),
                      step=main)
+        # the region's groups rows that change (save_groups_incremental.sql when not batched)
+        _batches(writer, "run_groups_gone", ("id",), spacer,
+                 partial(_execute, conn, "DELETE FROM main._webdedup_groups WHERE id IN "
+                         "(SELECT id FROM temp.run_groups_gone WHERE ", end=")"),
+                 step="_webdedup_groups (old rows)")
+        _batches(writer, "run_groups_changed", ("id",), spacer,
+                 partial(_execute, conn, "INSERT OR REPLACE INTO main._webdedup_groups (id, "
+                         "dup_group, dup_kind, is_canonical, dup_score) SELECT id, dup_group, "
+                         "dup_kind, is_canonical, dup_score FROM temp.run_groups_changed WHERE "),
+                 step="_webdedup_groups")
     before = conn.total_changes
     statement = write_back_sql(layout)
     warm = _warm_rows_sql(conn, layout)
@@ -411,6 +429,7 @@ def _write_last(writer: _Writer, ahead: int | None) -> WriteBackResult:
         run_script(conn, "save_state_incremental")
         if ahead is None:  # (a batched write wrote these in its batches)
             run_script(conn, "save_region_incremental")
+            run_script(conn, "save_groups_incremental")
     elif ahead is None:  # (write_ahead did this for a batched full run)
         for copy in STATE:
             _copy_whole(conn, copy)

@@ -1,0 +1,6 @@
+-- The groups rows of the region that change (write_prepare_incremental.sql found them), in an
+-- incremental run whose write is not batched (a batched one writes them in batches ahead:
+-- pipeline.phase5_write_back._write_ahead_spaced).
+DELETE FROM main._webdedup_groups WHERE id IN (SELECT id FROM temp.run_groups_gone);
+INSERT OR REPLACE INTO main._webdedup_groups (id, dup_group, dup_kind, is_canonical, dup_score)
+SELECT id, dup_group, dup_kind, is_canonical, dup_score FROM temp.run_groups_changed;
