@@ -48,8 +48,9 @@ WHERE = (
     "print(webdedup.__file__); print(r.files('webdedup.sql').joinpath('counts.sql'))"
 )
 
-#: The phases printed beside the CPU (a run's ``timings``, wall seconds).
-PHASES = ("prepare", "region", "near", "write_back", "checkpoint")
+#: The phases printed beside the CPU (a run's ``timings``, wall seconds; ``write_lock``: the
+#: longest time one write transaction held the lock).
+PHASES = ("prepare", "region", "near", "write_back", "checkpoint", "write_lock")
 
 
 def checkout(rev: str, stack: ExitStack) -> Path:
