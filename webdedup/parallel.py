@@ -119,6 +119,7 @@ class WorkerPool:
             initializer=_start_worker,
             initargs=(os.getpid(), self.setup),
         )
+        _quiet_wakeup(self._pool)
         return self
 
     def __exit__(
@@ -212,11 +213,16 @@ def _stop_now(pool: ProcessPoolExecutor) -> None:
     that came as the pool started leaves it half made, unable to shut down."""
     with suppress(RuntimeError):
         pool.shutdown(wait=False, cancel_futures=True)
-    # Its manager thread closes its wake-up pipe as it ends, and Python 3.11's exit hook
-    # (concurrent.futures.process._python_exit) writes to that pipe unlocked: if the thread
-    # closes it between the hook's "not closed?" and its write, the exit prints an EBADF
-    # traceback under the command's one line of error (about one stop in fifteen on a
-    # loaded machine). A wake-up of a thread that is already ending can be dropped.
+
+
+def _quiet_wakeup(pool: ProcessPoolExecutor) -> None:
+    """A pool's manager thread closes its wake-up pipe as it ends, and Python 3.11's exit
+    hook (concurrent.futures.process._python_exit) writes to that pipe unlocked: if the thread
+    closes it between the hook's "not closed?" and its write, the exit prints an EBADF
+    traceback under the command's one line of error (about one stop in fifteen on a loaded
+    machine). A wake-up of a thread that is already ending can be dropped. Made as the pool
+    is made: a pool shut down on another path than :func:`_stop_now` (a run stopped by an
+    error, Ctrl-C among them, whose pool was shut down and waited for) raced the hook too."""
     wakeup = getattr(pool, "_executor_manager_thread_wakeup", None)
     if wakeup is not None and hasattr(wakeup, "wakeup"):
         wakeup.wakeup = partial(_wake_if_open, wakeup.wakeup)
