@@ -3,9 +3,10 @@
 -- region of 36,000 pages at three million; at ten million, 0.8 s of a last transaction of
 -- 1.37 s). Found here, in the snapshot (only webdedup runs write the groups, one at a time);
 -- written by save_groups_incremental.sql, or by a batched write in batches of their own.
--- {stored}: main._webdedup_groups, or, for a state from before it (schema 11: the write's
--- migration makes it from the pages' annotations), an empty table: every row then (and
--- every region page without a row is gone: pipeline.phase5_write_back._prepare).
+-- {stored}: main._webdedup_groups, or, for a state whose write will migrate it first (the
+-- table made from the pages' annotations at schema 11, dup_score added at 13), an empty
+-- table: every row then (and every region page without a row is gone:
+-- pipeline.phase5_write_back._prepare).
 DROP TABLE IF EXISTS temp.run_groups_gone;
 CREATE TEMP TABLE run_groups_gone (id INTEGER PRIMARY KEY);
 INSERT INTO temp.run_groups_gone (id)

@@ -1,4 +1,4 @@
--- The groups rows of the region that change (write_prepare_incremental.sql found them), in an
+-- The groups rows of the region that change (groups_changed.sql found them), in an
 -- incremental run whose write is not batched (a batched one writes them in batches ahead:
 -- pipeline.phase5_write_back._write_ahead_spaced).
 DELETE FROM main._webdedup_groups WHERE id IN (SELECT id FROM temp.run_groups_gone);

@@ -541,6 +541,24 @@ def test_state_from_schema_11_stays_incremental_and_gets_its_host_lookup(tmp_pat
         assert hosts == prepared and {h for h, _ in hosts} == {"a.example", "b.example"}
 
 
+def test_state_from_schema_12_stays_incremental_and_gets_its_scores(tmp_path):
+    # schema 13 keeps dup_score in _webdedup_groups; an incremental run finds the groups rows
+    # that change before its write, which migrates the table first: on an older state every
+    # region row goes in, after the migration
+    pages = [page(i, i % 5, 1) for i in range(12)]
+    path = write_pages(tmp_path / "crawl.sqlite", pages)
+    d = Deduplicator(method="minhash")
+    d.run_on_db(path)
+    with sqlite3.connect(path) as conn:  # as schema 12 left it
+        conn.execute("ALTER TABLE _webdedup_groups DROP COLUMN dup_score")
+        conn.execute("UPDATE _webdedup_meta SET value = '12' WHERE key = 'schema_version'")
+    for new in ([page(0, 2, 2), page(30, 1, 2)], [page(5, 3, 3)]):  # a re-crawl, a copy
+        insert(path, new)
+        assert d.run_on_db(path).mode == "incremental"
+        assert annotations(path) == full_twin(path, tmp_path, "minhash")
+        assert state(path) == state(tmp_path / "twin-minhash.sqlite")
+
+
 def test_an_incremental_run_caches_the_scores_it_computed(tmp_path):
     """The pairs a nightly run verifies go into the verification cache; the pairs it finds
     there are not verified again."""

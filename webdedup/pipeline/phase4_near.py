@@ -232,7 +232,7 @@ def _groups_apart(ctx: RunContext, cannot_link: Set[tuple[int, int]]) -> set[tup
 def _banded_run(ctx: RunContext, spec: NearSpec) -> tuple[int, Edges]:
     """Candidates by band collision (:func:`_candidates`), verified on the true shingle sets and
     texts, computed in worker processes (texts verified by an earlier run, cached by their
-    content hashes, are not verified again).
+    keys, content hashes or own texts' keys, are not verified again: :func:`_from_cache`).
 
     The pairs stay in arrays and the scores go to ``temp.run_scores`` as they come: a
     million pages have about a million candidates, which as Python tuples and dicts (with
@@ -286,7 +286,7 @@ def _verify(ctx: RunContext, spec: NearSpec, first: np.ndarray, second: np.ndarr
         )
         bar.update(len(found))
     bar.close()
-    run_script(conn, "verified_save")  # the scores by content-hash pair, for later runs
+    run_script(conn, "verified_save")  # the scores by the texts' keys, for later runs
     edges = Edges.from_rows(conn.execute(  # (arrays: 24 bytes an edge, not a list of tuples)
         "SELECT a, b, score FROM temp.run_scores WHERE score >= ? ORDER BY a, b",
         (spec.threshold,),
@@ -326,14 +326,18 @@ def _from_cache(
     del order
 
     def code(pages: np.ndarray) -> np.ndarray:
+        """Each page's key's place; -1 for a page without one, whose pairs are verified
+        (none is expected: a page without a text is left out before phase 4)."""
+        if not len(ids):
+            return np.full(len(pages), -1, np.int64)
         at = np.minimum(np.searchsorted(ids, pages), len(ids) - 1)
-        if not bool((ids[at] == pages).all()):
-            raise RuntimeError("a candidate page of the region has no prepared row")
-        return codes[at]
+        return np.where(ids[at] == pages, codes[at], -1)
 
-    width = np.int64(len(distinct))
+    width = np.int64(max(len(distinct), 1))
     a, b = code(first), code(second)
+    keyed = (a >= 0) & (b >= 0)
     pairs = np.minimum(a, b) * width + np.maximum(a, b)  # each pair's key pair as one number
+    pairs[~keyed] = -1  # (matches no cached pair)
     del a, b
     conn.execute("DROP TABLE IF EXISTS temp.run_keys")
     conn.execute("CREATE TEMP TABLE run_keys (key TEXT PRIMARY KEY, code INTEGER NOT NULL) "
@@ -345,16 +349,20 @@ def _from_cache(
     conn.execute("DROP TABLE temp.run_keys")
     if not lows:
         return np.ones(len(first), bool), 0, 0
-    known = (np.fromstring(lows, dtype=np.int64, sep=",") * width
-             + np.fromstring(highs, dtype=np.int64, sep=","))
+    lo = np.fromstring(lows, dtype=np.int64, sep=",")
+    hi = np.fromstring(highs, dtype=np.int64, sep=",")
+    known = np.minimum(lo, hi) * width + np.maximum(lo, hi)  # (as the pairs', whatever the order)
+    del lo, hi
+    # (SQLite gives a REAL as text to 15 significant digits: the scores are rounded to 6
+    # decimals when computed, score_pairs, so they come back exactly)
     known_scores = np.fromstring(scores, dtype=np.float64, sep=",")
     del lows, highs, scores
     order = np.argsort(known, kind="stable")
     known, known_scores = known[order], known_scores[order]
     del order
     at = np.minimum(np.searchsorted(known, pairs), len(known) - 1)
-    hit = known[at] == pairs
-    del pairs, known
+    hit = (known[at] == pairs) & keyed
+    del pairs, known, keyed
     score = known_scores[at[hit]]
     edge = score >= spec.threshold
     conn.executemany(

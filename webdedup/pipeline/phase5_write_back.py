@@ -32,7 +32,16 @@ from functools import partial
 
 from ..errors import ConcurrentRun
 from ..incremental.plan import MISSED, Plan
-from ..store import migrate, quote, run_script, sql, table_columns, table_exists
+from ..store import (
+    latest_schema_version,
+    migrate,
+    quote,
+    run_script,
+    schema_version,
+    sql,
+    table_columns,
+    table_exists,
+)
 from ..store.connection import data_version, transaction, translate
 from ..store.layout import Layout, record_annotated, record_crawler_columns
 from ..store.schema import OUTPUT_COLUMNS, add_output_columns
@@ -254,9 +263,10 @@ def _prepare(ctx: RunContext) -> _Writer:
     incremental = ctx.plan.mode == "incremental"
     if incremental:
         run_script(ctx.conn, "write_prepare_incremental")
-        if table_exists(ctx.conn, "_webdedup_groups"):
+        if schema_version(ctx.conn) >= latest_schema_version():
             run_script(ctx.conn, "groups_changed", stored="main._webdedup_groups")
-        else:  # (a state from before schema 11: every row goes in, after the migration)
+        else:  # the write's migrations make or change the stored groups (schema 11: the
+            # table, from the pages' annotations; 13: dup_score): every region row goes in
             ctx.conn.execute("CREATE TEMP TABLE IF NOT EXISTS run_no_groups (id INTEGER "
                              "PRIMARY KEY, dup_group, dup_kind, is_canonical, dup_score)")
             run_script(ctx.conn, "groups_changed", stored="temp.run_no_groups")
