@@ -311,7 +311,7 @@ def _from_cache(
     keys alone, in key order (``sql/verified_among.sql``): a nightly run's candidates can be
     millions (at ten million pages, 2.68 million in a region of 46,659 pages: a consent
     banner that many short pages of many hosts share meets in the band keys), and looked up
-    one pair at a time in SQL, with their keys, they took 9 s (28 s in pair order).
+    one pair at a time in SQL, with their keys, they took 9 s.
     """
     if not len(first):
         return np.ones(0, bool), 0, 0
