@@ -166,6 +166,20 @@ def median(results: list[dict]) -> dict:
     return out
 
 
+#: Compiles (or loads) webdedup's numba kernels, as a run's start does.
+WARM = (
+    "from webdedup.algorithms import bands; from webdedup.algorithms.text import compiled; "
+    "compiled().warm_up(); bands.warm_up()"
+)
+
+
+def warm_kernels() -> None:
+    """Compile webdedup's kernels before the timed runs, untimed: numba caches them by
+    source file, so the first run in a new checkout compiled them (about 10 s) and counted it
+    (on `fd9d546`, in a new worktree: runs of 14.19, 3.16 and 3.07 s)."""
+    subprocess.run([sys.executable, "-c", WARM], cwd=ROOT, check=True)
+
+
 def run_child(db: Path, method: str) -> dict:
     out = subprocess.run(
         [sys.executable, "-c", CHILD, str(db), method], capture_output=True, text=True, check=True
@@ -357,6 +371,8 @@ def main(argv: list[str] | None = None) -> int:
         methods = args.methods.split(",")
         peers = [] if args.no_peers else available_peers(args.peers.split(","))
         runs: dict[str, list[dict]] = {name: [] for name in methods + peers}
+        if {"minhash", "simhash"} & set(methods):
+            warm_kernels()
         for _ in range(args.repeat):  # interleaved: drift hits every contender alike
             for method in methods:
                 runs[method].append(run_webdedup(corpus, method, work))
