@@ -26,7 +26,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import SHARED_DATA, crawl_with_duplicates, dump, write_pages
+from conftest import SHARED_DATA, crawl_with_duplicates, dump, make_page, write_pages
 from crashkit import children, crawler_rows, integrity, start
 
 from webdedup import Deduplicator
@@ -255,12 +255,19 @@ def test_a_signal_mid_run_stops_it_with_the_interrupted_exit_code(
 ) -> None:
     """Stopped as its worker pool starts (Python drops an exception raised in its at-fork
     hooks: the stop is sent again) or a while into phase 1."""
-    db = write_pages(tmp_path / "crawl.sqlite", crawl_with_duplicates(400))
+    # a run with far more work than it will be let do, so that the stop lands mid-run however
+    # fast this machine is: the levenshtein window over 1,000 neighbours of about 960 long
+    # texts (each text twice, the second copy edited), 6.7 s here (2026-12-05); with each
+    # text once the whole run took 2.4 s, and a stop sent 2 s after the pool came up landed
+    # in its write now and then; its writes all come at its end
+    pages = crawl_with_duplicates(400)
+    pages += [
+        make_page(p["url"].replace(".example", ".example-reposted"), p["content"] + " Reposted.")
+        for p in pages if p["content"].strip()
+    ]
+    db = write_pages(tmp_path / "crawl.sqlite", pages)
     rows = crawler_rows(db)
     before = dump(db)
-    # a run with far more work than it will be let do (the levenshtein window over 1,000
-    # neighbours of long texts: minutes), so that the stop lands mid-run however fast this
-    # machine is; its writes all come at its end
     proc = start("db", str(db), "--workers", "2", "--method", "levenshtein", "--distance", "1000")
     deadline = time.monotonic() + 120
     while not children(proc.pid) and proc.poll() is None and time.monotonic() < deadline:

@@ -522,13 +522,8 @@ def test_state_from_schema_11_stays_incremental_and_gets_its_host_lookup(tmp_pat
     # schema 12 looks a host's stored pages up in _webdedup_hosts (own content, n_min); a
     # state from before it has none: that run reads the prepared rows whole, the upgrade
     # fills the table from them, and the runs after it use the table
-    pages = [page(i, i % 5, 1) for i in range(12)]
-    path = write_pages(tmp_path / "crawl.sqlite", pages)
     d = Deduplicator(method="minhash", n_min=n_min)
-    d.run_on_db(path)
-    with sqlite3.connect(path) as conn:  # as schema 11 left it
-        conn.execute("DROP TABLE _webdedup_hosts")
-        conn.execute("UPDATE _webdedup_meta SET value = '11' WHERE key = 'schema_version'")
+    path = _older_state(tmp_path, d, 11, "DROP TABLE _webdedup_hosts")
     for new in ([page(0, 2, 2), page(30, 1, 2)], [page(5, 3, 3)]):  # a re-crawl, a copy
         insert(path, new)
         assert d.run_on_db(path).mode == "incremental"
@@ -545,18 +540,26 @@ def test_state_from_schema_12_stays_incremental_and_gets_its_scores(tmp_path):
     # schema 13 keeps dup_score in _webdedup_groups; an incremental run finds the groups rows
     # that change before its write, which migrates the table first: on an older state every
     # region row goes in, after the migration
-    pages = [page(i, i % 5, 1) for i in range(12)]
-    path = write_pages(tmp_path / "crawl.sqlite", pages)
     d = Deduplicator(method="minhash")
-    d.run_on_db(path)
-    with sqlite3.connect(path) as conn:  # as schema 12 left it
-        conn.execute("ALTER TABLE _webdedup_groups DROP COLUMN dup_score")
-        conn.execute("UPDATE _webdedup_meta SET value = '12' WHERE key = 'schema_version'")
+    path = _older_state(tmp_path, d, 12, "ALTER TABLE _webdedup_groups DROP COLUMN dup_score")
     for new in ([page(0, 2, 2), page(30, 1, 2)], [page(5, 3, 3)]):  # a re-crawl, a copy
         insert(path, new)
         assert d.run_on_db(path).mode == "incremental"
         assert annotations(path) == full_twin(path, tmp_path, "minhash")
         assert state(path) == state(tmp_path / "twin-minhash.sqlite")
+
+
+def _older_state(tmp_path: Path, d: Deduplicator, version: int, undo: str) -> Path:
+    """A crawl run once by ``d``, its state then made as schema ``version`` left it (``undo``:
+    the statement that takes the newer schema's change away)."""
+    path = write_pages(tmp_path / "crawl.sqlite", [page(i, i % 5, 1) for i in range(12)])
+    d.run_on_db(path)
+    with sqlite3.connect(path) as conn:
+        conn.execute(undo)
+        conn.execute("UPDATE _webdedup_meta SET value = ? WHERE key = 'schema_version'",
+                     (str(version),))
+    conn.close()
+    return path
 
 
 def test_an_incremental_run_caches_the_scores_it_computed(tmp_path):
