@@ -7,9 +7,10 @@
 For each database a minhash run annotated (``bench_scale --keep`` leaves one, any
 ``webdedup db`` run does): the candidate pairs that run verified (``_webdedup_verified``, one
 row a pair of texts, with its score), how many scored what, and, of those that scored under
-0.1, how many join two pages of one host. Then, from one database to the next, the growth
-exponent of each kind of pair (1.0: as the pages; 2.0: as the pairs of pages). With
-``--pool``, the sentences of the bench corpus's pool by language bucket
+0.1, how many join two pages of one host (since ``9728dd6`` the pairs compared by own texts
+are there too, keyed by their own texts: counted, but not found on a host). Then, from one
+database to the next, the growth exponent of each kind of pair (1.0: as the pages; 2.0: as
+the pairs of pages). With ``--pool``, the sentences of the bench corpus's pool by language bucket
 (``corpus/make_corpus.py`` draws each synthesized article's sentences from it).
 
 On the bench's short-page corpus most candidates are pairs of two different synthesized
