@@ -310,8 +310,8 @@ def _from_cache(
     The region's texts are numbered by their keys' order, and the cache is read for those
     keys alone, in key order (``sql/verified_among.sql``): a nightly run's candidates can be
     millions (at ten million pages, 2.68 million in a region of 46,659 pages: a consent
-    banner that many short pages of many hosts share meets in the band keys), and looked up
-    one pair at a time in SQL, with their keys, they took 9 s.
+    banner that many short pages of many hosts share meets in the band keys), too many to
+    look up one pair at a time in SQL (docs/benchmarks.md).
     """
     if not len(first):
         return np.ones(0, bool), 0, 0
@@ -326,18 +326,16 @@ def _from_cache(
     del order
 
     def code(pages: np.ndarray) -> np.ndarray:
-        """Each page's key's place; -1 for a page without one, whose pairs are verified
-        (none is expected: a page without a text is left out before phase 4)."""
-        if not len(ids):
-            return np.full(len(pages), -1, np.int64)
-        at = np.minimum(np.searchsorted(ids, pages), len(ids) - 1)
-        return np.where(ids[at] == pages, codes[at], -1)
+        """Each page's key's place (every candidate page has a text: an empty one is left
+        out before phase 4)."""
+        at = np.minimum(np.searchsorted(ids, pages), max(len(ids) - 1, 0))
+        if not len(ids) or not bool((ids[at] == pages).all()):
+            raise RuntimeError("a candidate page of the region has no text key")
+        return codes[at]
 
-    width = np.int64(max(len(distinct), 1))
+    width = np.int64(len(distinct))
     a, b = code(first), code(second)
-    keyed = (a >= 0) & (b >= 0)
     pairs = np.minimum(a, b) * width + np.maximum(a, b)  # each pair's key pair as one number
-    pairs[~keyed] = -1  # (matches no cached pair)
     del a, b
     conn.execute("DROP TABLE IF EXISTS temp.run_keys")
     conn.execute("CREATE TEMP TABLE run_keys (key TEXT PRIMARY KEY, code INTEGER NOT NULL) "
@@ -361,8 +359,8 @@ def _from_cache(
     known, known_scores = known[order], known_scores[order]
     del order
     at = np.minimum(np.searchsorted(known, pairs), len(known) - 1)
-    hit = (known[at] == pairs) & keyed
-    del pairs, known, keyed
+    hit = known[at] == pairs
+    del pairs, known
     score = known_scores[at[hit]]
     edge = score >= spec.threshold
     conn.executemany(
