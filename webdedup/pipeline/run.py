@@ -404,7 +404,7 @@ def _start_readers(ctx: RunContext, watch: CommitWatch | None, pages: int) -> Re
     if ctx.spec.method in ("minhash", "simhash"):
         compiled().warm_up()  # once here, inherited by the forked workers
     # here too: this process normalizes a sample of texts before phase 4's verification
-    # (staging.sample_text_bytes), and built the table there (0.3 s of a 6 s run at 20k)
+    # (staging.sample_text_bytes), and built the table there, once more after the readers
     load_char_table()
     return readers.start(watch, workers, setup=load_char_table)
 
