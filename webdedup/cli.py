@@ -1037,19 +1037,24 @@ def _leave_after_daft(exc: click.ClickException) -> None:
 @cli.command("stats")
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--runs", type=int, default=5, show_default=True, help="How many last runs to list.")
+@click.option("--state", is_flag=True,
+              help="Also count the rows and bytes of webdedup's own tables: a pass over each "
+                   "(0.3 s more at a million pages, 4.7 s at ten million).")
 @json_option("Print the statistics as JSON.")
-def stats_command(path: str, runs: int, as_json: bool) -> None:
-    """Counts by kind, group-size histogram, the last runs and the size of webdedup's state.
+def stats_command(path: str, runs: int, state: bool, as_json: bool) -> None:
+    """Counts by kind, group-size histogram, the last runs and the changes waiting; with
+    --state, the size of webdedup's state.
 
     \b
     Example:
         webdedup stats crawl.sqlite
         webdedup stats crawl.sqlite --runs 20 --json
+        webdedup stats crawl.sqlite --state
     """
     from .output.stats import collect_stats, format_stats
 
     with errors_to_exit_codes():
-        result = collect_stats(path, runs=runs)
+        result = collect_stats(path, runs=runs, state=state)
     click.echo(json.dumps(result.as_dict(), indent=2) if as_json else format_stats(result))
 
 

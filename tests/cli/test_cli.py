@@ -356,11 +356,24 @@ def test_stats_reports_kinds_groups_runs_and_state(db_builder):
     assert res.exit_code == 0
     for words in (
         "groups", "duplicates", "unique", "group sizes:", "last runs:", "incremental",
-        "state:", "_webdedup_prepared",
+        "state: --state counts",
     ):
         assert words in res.output
-    data = json.loads(invoke("stats", str(path), "--json").output)
+    assert "_webdedup_prepared" not in res.output  # (a pass over each table: when asked)
     rows = annotations(path)
+    state = invoke("stats", str(path), "--state")
+    assert state.exit_code == 0
+    listed = dict(line.split() for line in state.output.splitlines()
+                  if line.startswith("  _webdedup_"))
+    assert int(listed["_webdedup_prepared"].replace(",", "")) == len(rows)
+    assert "MB" in state.output.split("state: ")[1].splitlines()[0]
+    data = json.loads(invoke("stats", str(path), "--json").output)
+    assert data["state_rows"] == {} and data["state_bytes"] is None
+    assert data["pending_changes"] == 0
+    full = json.loads(invoke("stats", str(path), "--state", "--json").output)
+    assert full["state_rows"]["_webdedup_prepared"] == len(rows) and full["state_bytes"] > 0
+    assert {k: v for k, v in full.items() if not k.startswith("state_")} == {
+        k: v for k, v in data.items() if not k.startswith("state_")}
     assert data["pages"] == len(rows)
     assert data["kinds"]["url"] == sum(v[7] == "url" for v in rows.values())
     assert [r["mode"] for r in data["runs"]] == ["incremental", "full"]
@@ -372,6 +385,11 @@ def test_stats_reports_kinds_groups_runs_and_state(db_builder):
     assert sum(g["groups"] for g in data["group_sizes"]) == len(in_groups)
     assert sum(g["pages"] for g in data["group_sizes"]) == sum(in_groups)
     assert data["counts"]["groups"] == len(in_groups)
+    with sqlite3.connect(path) as conn:  # a crawler's edit, queued for the next run
+        conn.execute("UPDATE pages SET content = content || ' edited' WHERE id = "
+                     "(SELECT min(id) FROM pages)")
+    assert json.loads(invoke("stats", str(path), "--json").output)["pending_changes"] == 1
+    assert "changes waiting for the next run: 1" in invoke("stats", str(path)).output
 
 
 def test_db_remembers_the_table_and_column_mapping(tmp_path):

@@ -15,6 +15,9 @@ from ..store.schema import GROUPS_TABLE, STATE_TABLES
 from ..store.state import stored_columns
 from ..words import plural
 
+#: The queue of changes the next run takes (counted by every ``stats``).
+CHANGES_TABLE = "_webdedup_changes"
+
 
 @dataclass
 class Stats:
@@ -23,6 +26,8 @@ class Stats:
     ``counts`` are the groups and duplicates of :mod:`webdedup.store.counts` (the numbers
     ``db`` and ``export`` print); ``kinds`` counts pages by their ``dup_kind`` (NULL as
     ``canonical``, unique pages included); ``group_sizes`` holds groups only (2+ pages).
+    ``state_rows`` and ``state_bytes``: webdedup's own tables, counted only when asked
+    (:func:`collect_stats`'s ``state``; else empty and None).
     """
 
     pages: int
@@ -61,8 +66,12 @@ def _state_bytes(conn: sqlite3.Connection) -> int | None:
     return total
 
 
-def collect_stats(db: str | Path | sqlite3.Connection, runs: int = 5) -> Stats:
-    """Gather :class:`Stats` (read-only).
+def collect_stats(
+    db: str | Path | sqlite3.Connection, runs: int = 5, state: bool = False
+) -> Stats:
+    """Gather :class:`Stats` (read-only); with ``state``, the rows and bytes of webdedup's
+    own tables too: a pass over each of them, which took 13 of the 19 s at ten million
+    pages (docs/benchmarks.md), so only when asked.
 
     Example::
 
@@ -102,7 +111,7 @@ def collect_stats(db: str | Path | sqlite3.Connection, runs: int = 5) -> Stats:
         ]
         rows = {
             name: conn.execute(f"SELECT count(*) FROM {quote(name)}").fetchone()[0]
-            for name in STATE_TABLES
+            for name in (STATE_TABLES if state else (CHANGES_TABLE,))
             if name != "_webdedup_meta"
             if table_exists(conn, name)
         }
@@ -112,9 +121,9 @@ def collect_stats(db: str | Path | sqlite3.Connection, runs: int = 5) -> Stats:
             counts=found,
             group_sizes=sizes,
             runs=last,
-            state_rows=rows,
-            state_bytes=_state_bytes(conn),
-            pending_changes=rows.get("_webdedup_changes", 0),
+            state_rows=rows if state else {},
+            state_bytes=_state_bytes(conn) if state else None,
+            pending_changes=rows.get(CHANGES_TABLE, 0),
         )
     finally:
         if not isinstance(db, sqlite3.Connection):
@@ -150,9 +159,14 @@ def format_stats(s: Stats) -> str:
             f"  #{r['id']:<4} {r['started_at']:<25}  {r['mode']:<11} {r['method']:<11} "
             f"{done:>24}  {r['wall_seconds']:>8.2f}  {r['status']}"
         )
-    size = f", {s.state_bytes / 1e6:.1f} MB" if s.state_bytes is not None else ""
-    lines.append(f"state: {plural(sum(s.state_rows.values()), 'row')} in webdedup's tables{size}")
-    width = max((len(k) for k in s.state_rows), default=0)
-    lines += [f"  {k:<{width}} {v:>10,}" for k, v in s.state_rows.items()]
+    if s.state_rows:
+        size = f", {s.state_bytes / 1e6:.1f} MB" if s.state_bytes is not None else ""
+        lines.append(
+            f"state: {plural(sum(s.state_rows.values()), 'row')} in webdedup's tables{size}"
+        )
+        width = max((len(k) for k in s.state_rows), default=0)
+        lines += [f"  {k:<{width}} {v:>10,}" for k, v in s.state_rows.items()]
+    else:
+        lines.append("state: --state counts the rows and bytes of webdedup's tables")
     lines.append(f"changes waiting for the next run: {s.pending_changes:,}")
     return "\n".join(lines)
