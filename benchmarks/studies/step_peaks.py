@@ -44,15 +44,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=None,
                         help="worker processes (default: webdedup's, by the crawl's size)")
     parser.add_argument("--buckets", action="store_true",
-                        help="also the MiB of texts of each of the verification's buckets")
+                        help="also the MiB of texts of each of the verification's buckets "
+                             "(read by the workers)")
     args = parser.parse_args(argv)
     bucket_mib: list[float] = []
     real_buckets = staging.pair_buckets
 
-    def logged_buckets(*a: object, **k: object) -> Iterator[tuple[int, int, dict[int, bytes]]]:
-        for start, end, texts in real_buckets(*a, **k):  # type: ignore[arg-type]
-            bucket_mib.append(sum(map(len, texts.values())) / 2**20)
-            yield start, end, texts
+    def logged(buckets: Iterator[tuple[int, int, staging.Located]]
+               ) -> Iterator[tuple[int, int, staging.Located]]:
+        for start, end, located in buckets:
+            bucket_mib.append(located.size() / 2**20)  # (read by the workers)
+            yield start, end, located
+
+    @contextmanager
+    def logged_buckets(*a: object, **k: object) -> Iterator[Iterator[tuple[int, int,
+                                                                          staging.Located]]]:
+        with real_buckets(*a, **k) as buckets:  # type: ignore[arg-type]
+            yield logged(buckets)
 
     open_steps: list[str] = []
     peaks: dict[str, float] = {}
@@ -77,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     original = context.RunContext.step
     context.RunContext.step = step  # type: ignore[method-assign]
     if args.buckets:
-        staging.pair_buckets = logged_buckets  # type: ignore[assignment]
+        staging.pair_buckets = logged_buckets
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         config = Config() if args.workers is None else Config(workers=args.workers)

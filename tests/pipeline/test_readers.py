@@ -16,6 +16,7 @@ import tempfile
 from contextlib import closing
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import SHARED_DATA, annotations, real_texts
 from test_incremental import state
@@ -118,6 +119,55 @@ def test_texts_staged_in_many_buckets_and_slices(crawl, tmp_path, monkeypatch, t
     assert state(theirs) == state(mine)
     assert (result.candidates, result.edges) == (alone.candidates, alone.edges) != (0, 0)
     assert not list(Path(tempfile.gettempdir()).glob("webdedup-stage-*"))  # cleaned up
+
+
+def test_the_verifications_texts_are_read_by_the_workers_not_the_main_process(
+        crawl, tmp_path, monkeypatch):
+    """Verification's jobs carry where the staged texts are (staging.Located), and each
+    worker reads them from the scratch files: the main process reads none (at 20,000 pages
+    it sent 75 MB of them through the pool's pipes). The scratch files outlive the last
+    job (each read below would fail on a deleted file)."""
+    seen = tmp_path / "readers-pids"
+    real_read = staging.Located.read
+
+    def read(self):
+        texts = real_read(self)
+        with open(seen, "a") as f:
+            f.write(f"{os.getpid()} {len(texts)}\n")
+        return texts
+
+    monkeypatch.setattr(staging.Located, "read", read)
+    monkeypatch.setattr(staging, "BUCKET_BYTES", 20_000)  # many buckets, many jobs
+    monkeypatch.setattr(staging, "PAIR_CHUNK", 3)
+    theirs = _copy(crawl, tmp_path, "readers.sqlite")
+    result = Deduplicator(config=Config(workers=2, threshold=0.7)).run_on_db(theirs)
+    assert result.candidates > 0
+    reads = [tuple(map(int, line.split())) for line in seen.read_text().splitlines()]
+    assert len(reads) > 1 and sum(n for _, n in reads) > 0
+    assert os.getpid() not in {pid for pid, _ in reads}
+    assert not list(Path(tempfile.gettempdir()).glob("webdedup-stage-*"))  # cleaned up
+
+
+def test_located_texts_are_read_where_they_are(tmp_path):
+    """staging.Located: a page's text from its file and place, a page without one as None,
+    ``take`` keeps only the pages staged."""
+    a, b = tmp_path / "slice-0", tmp_path / "slice-1"
+    a.write_bytes(b"xxalphayy")
+    b.write_bytes("gamma \u00e9".encode())
+    located = staging.Located(
+        (str(a), str(b)), ids=np.array([3, 7, 2**62], np.int64),
+        files=np.array([0, 1, 0], np.int32), offsets=np.array([2, 0, 0], np.int64),
+        lengths=np.array([5, 8, -1], np.int64))
+    assert located.read() == {3: b"alpha", 7: "gamma \u00e9".encode(), 2**62: None}
+    assert located.size() == 13
+    some = located.take([7, 5, 2**62, 7])
+    assert some.ids.tolist() == [7, 2**62] and some.read() == {7: "gamma \u00e9".encode(),
+                                                               2**62: None}
+    assert located.take([1]).read() == {}
+    cut = staging.Located((str(a),), np.array([1], np.int64), np.array([0], np.int32),
+                          np.array([5], np.int64), np.array([9], np.int64))
+    with pytest.raises(ValueError, match="cut short"):
+        cut.read()
 
 
 def _shift_ids(path: Path, shift: int) -> None:

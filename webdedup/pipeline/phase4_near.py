@@ -53,7 +53,6 @@ from . import language_guard, own_content, phase4_window, segments, staging
 from .context import NearResult, RunContext, election_sql
 from .phase1_prepare import worker_count
 from .phase4_window import WindowScores
-from .readers import Readers
 
 #: Candidate pairs of the simhash method compared by their SimHashes at a time.
 SIMHASH_BATCH = 100_000
@@ -269,22 +268,26 @@ def _verify(ctx: RunContext, spec: NearSpec, first: np.ndarray, second: np.ndarr
         end = start + VERIFY_CHUNK
         return list(zip(first[start:end].tolist(), second[start:end].tolist(), strict=True))
 
+    def store(results: Iterable[dict[tuple[int, int], float]]) -> None:
+        for found in results:
+            conn.executemany(
+                "INSERT INTO temp.run_scores (a, b, score) VALUES (?, ?, ?)",
+                [(a, b, s) for (a, b), s in found.items()],
+            )
+            bar.update(len(found))
+
     if ctx.readers is not None and not ctx.config.strip_segments:  # they read the pages
-        results = ctx.readers.map(verify_texts,
-                                  _staged_jobs(ctx, ctx.readers, spec, first, second))
+        # (the staged texts' files stay until every job that reads them is done)
+        with staging.pair_buckets(ctx.readers, conn, ctx.layout, first, second) as buckets:
+            store(ctx.readers.map(verify_staged, _staged_jobs(ctx, spec, buckets, first,
+                                                              second)))
     else:
         workers = worker_count(ctx.config, len(first), minimum=PARALLEL_MIN_PAIRS)
         jobs = (
             (spec, _verify_pages(ctx, {x for pair in pairs for x in pair}), pairs)
             for pairs in map(chunk, starts)
         )
-        results = ordered_map(verify_chunk, jobs, workers)
-    for found in results:
-        conn.executemany(
-            "INSERT INTO temp.run_scores (a, b, score) VALUES (?, ?, ?)",
-            [(a, b, s) for (a, b), s in found.items()],
-        )
-        bar.update(len(found))
+        store(ordered_map(verify_chunk, jobs, workers))
     bar.close()
     run_script(conn, "verified_save")  # the scores by the texts' keys, for later runs
     edges = Edges.from_rows(conn.execute(  # (arrays: 24 bytes an edge, not a list of tuples)
@@ -396,23 +399,34 @@ def _verify_pages(ctx: RunContext, ids: set[int]) -> dict[int, PageInput]:
 
 
 def _staged_jobs(
-    ctx: RunContext, readers: Readers, spec: NearSpec, first: np.ndarray, second: np.ndarray
-) -> Iterator[tuple[NearSpec, dict[int, bytes], dict[int, str], list[tuple[int, int]]]]:
-    """The verification jobs of the pairs ``first[i], second[i]`` (in that order) with their
-    normalized texts, read by the ``readers`` in id order (:mod:`.staging`), and the own
-    texts of the pages that have one."""
-    staged = staging.pair_buckets(readers, ctx.conn, ctx.layout, first, second)
-    try:
-        for start, end, texts in staged:
-            own = own_content.own_texts(ctx, texts)
-            for lo in range(start, end, VERIFY_CHUNK):
-                hi = min(lo + VERIFY_CHUNK, end)
-                pairs = list(zip(first[lo:hi].tolist(), second[lo:hi].tolist(), strict=True))
-                ids = {x for pair in pairs for x in pair}
-                yield (spec, {i: texts[i] for i in ids if i not in own},
-                       {i: own[i] for i in ids if i in own}, pairs)
-    finally:
-        staged.close()  # (its scratch files go at once, not when collected)
+    ctx: RunContext, spec: NearSpec, buckets: Iterable[tuple[int, int, staging.Located]],
+    first: np.ndarray, second: np.ndarray,
+) -> Iterator[tuple[NearSpec, staging.Located, dict[int, str], list[tuple[int, int]]]]:
+    """The verification jobs of the pairs ``first[i], second[i]`` (in that order): where the
+    normalized texts of their pages are, read by the readers in id order
+    (:func:`.staging.pair_buckets`), and the own texts of the pages that have one."""
+    for start, end, located in buckets:
+        own = own_content.own_texts(ctx, located.ids.tolist())
+        for lo in range(start, end, VERIFY_CHUNK):
+            hi = min(lo + VERIFY_CHUNK, end)
+            pairs = list(zip(first[lo:hi].tolist(), second[lo:hi].tolist(), strict=True))
+            ids = {x for pair in pairs for x in pair}
+            yield (spec, located.take(i for i in ids if i not in own),
+                   {i: own[i] for i in ids if i in own}, pairs)
+
+
+def verify_staged(
+    spec: NearSpec, located: staging.Located, own: dict[int, str],
+    pairs: Sequence[tuple[int, int]],
+) -> dict[tuple[int, int], float]:
+    """Score candidate pairs from their pages' normalized texts, read from the readers'
+    scratch files (``located``, :func:`~webdedup.store.pages.page_sketch_utf8`'s), or own
+    texts (``own``, normalized here) (runs in worker processes)."""
+    texts: dict[int, bytes] = {}
+    for pid, utf8 in located.read().items():
+        if utf8 is not None:  # (a sketch is never None)
+            texts[pid] = utf8
+    return verify_texts(spec, texts, own, pairs)
 
 
 def verify_texts(
@@ -421,7 +435,7 @@ def verify_texts(
 ) -> dict[tuple[int, int], float]:
     """Score candidate pairs from their pages' normalized texts (``texts``, by
     :func:`~webdedup.store.pages.page_sketch_utf8`) or own texts (``own``, normalized here)
-    (pure; runs in worker processes)."""
+    (pure)."""
     feats = {pid: features(spec, utf8) for pid, utf8 in texts.items()}
     feats |= {pid: features(spec, page_sketch_utf8(PageInput(pid, None, text)))
               for pid, text in own.items()}

@@ -18,8 +18,11 @@ scratch files live in a folder of ``tempfile``'s directory (``TMPDIR``) and are 
 the end: they hold those texts once more (a page in two buckets twice). A run that could not
 delete its folder (killed, or a reader still writing when the run stopped on an error) leaves
 it to the next run's :func:`sweep`. A full ``TMPDIR`` stops the run with
-:class:`~webdedup.errors.DiskFull` naming it. Memory: a bucket's texts in the main process,
-a slice's in a reader.
+:class:`~webdedup.errors.DiskFull` naming it. Memory: a slice's texts in a reader; own
+content's bucket of texts in the main process. Verification's texts never reach the main
+process: its jobs carry where they are (:class:`Located`), and the workers read them from
+the scratch files (at 20,000 pages the main process sent them 75 MB through the pool's
+pipes, and a worker spent about 4 ms a MB receiving them).
 """
 
 from __future__ import annotations
@@ -31,8 +34,9 @@ import sqlite3
 import struct
 import tempfile
 from collections.abc import Generator, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Literal
 
 import numpy as np
 
@@ -63,6 +67,10 @@ PAIR_CHUNK = 1_000
 RANGE_PAGES = 2_000_000
 #: Pages whose texts are read to estimate a text's bytes before the buckets are cut.
 SAMPLE_PAGES = 64
+#: The ending of a slice file's index (:func:`stage_slice`): each record's page id, the
+#: offset of its text in the slice file and its length (-1: no text), three little-endian
+#: int64 a record, bucket after bucket.
+INDEX = ".index"
 #: A record's head: the page id and its text's length in bytes (:data:`_NONE`: no text).
 _HEAD = struct.Struct("<qI")
 _NONE = 0xFFFFFFFF
@@ -185,12 +193,16 @@ def stage_slice(layout: Layout, wanted: Wanted, buckets: int, path: str,
                 kind: Kind) -> np.ndarray:
     """A reader's job: the pages of ``wanted`` (:func:`wanted_pages`'s, a slice of them) read
     in id order in the run's snapshot, their texts (``kind``) written to ``path`` grouped by
-    bucket; returns each bucket's (offset, length) in the file as a ``(buckets, 2)`` array.
-    A page not in the table (gone before the run's snapshot) is left out, as a look-up by
-    id would leave it out."""
+    bucket, and where each is to ``path`` + :data:`INDEX` (:class:`Located`'s rows); returns
+    each bucket's (offset, length) in the file and (first row, rows) in the index as a
+    ``(buckets, 4)`` array. A page not in the table (gone before the run's snapshot) is
+    left out, as a look-up by id would leave it out."""
     ids, which = wanted.ids, wanted.which
     conn = reader()
     parts: list[list[bytes]] = [[] for _ in range(buckets)]
+    # each bucket's records: page id, where its text starts in the bucket, its length
+    where: list[list[tuple[int, int, int]]] = [[] for _ in range(buckets)]
+    sizes = [0] * buckets
     distinct = np.unique(ids)
     for start in range(0, len(distinct), LOOKUP_CHUNK):
         chunk = distinct[start : start + LOOKUP_CHUNK].tolist()
@@ -203,15 +215,21 @@ def stage_slice(layout: Layout, wanted: Wanted, buckets: int, path: str,
                 data = _encoded(page, kind)
                 head = _HEAD.pack(pid, _NONE if data is None else len(data))
                 parts[k].append(head if data is None else head + data)
-    spans = np.zeros((buckets, 2), np.int64)
+                where[k].append((pid, sizes[k] + _HEAD.size, -1 if data is None else len(data)))
+                sizes[k] += len(parts[k][-1])
+    spans = np.zeros((buckets, 4), np.int64)
     try:
-        with open(path, "wb") as out:
-            at = 0
+        with open(path, "wb") as out, open(path + INDEX, "wb") as index:
+            at = row = 0
             for k, records in enumerate(parts):
                 blob = b"".join(records)
                 out.write(blob)
-                spans[k] = at, len(blob)
+                rows = np.array(where[k], np.int64).reshape(-1, 3)
+                rows[:, 1] += at
+                index.write(rows.astype("<i8").tobytes())
+                spans[k] = at, len(blob), row, len(rows)
                 at += len(blob)
+                row += len(rows)
     except OSError as exc:
         if exc.errno != errno.ENOSPC:
             raise
@@ -289,7 +307,7 @@ def staged(
         for k in range(buckets):
             texts: dict[int, bytes | None] = {}
             for path, span in zip(paths, spans, strict=True):
-                offset, length = (int(x) for x in span[k])
+                offset, length = (int(x) for x in span[k, :2])
                 if length:  # (a file opened a read: a slice a job, however many there are)
                     fd = os.open(path, os.O_RDONLY)
                     try:
@@ -422,13 +440,77 @@ def _within(first: np.ndarray, second: np.ndarray, start: int, end: int, lo: int
     return ids[(ids >= lo) & (ids <= hi)]
 
 
+@dataclass(frozen=True)
+class Located:
+    """Where a bucket's staged texts are: page ``ids[i]``'s text is ``lengths[i]`` bytes at
+    ``offsets[i]`` of the scratch file ``paths[files[i]]`` (-1: the page has none), by id.
+    What a verification job carries instead of the texts: the worker reads them there
+    (:meth:`read`), and they never pass through the main process."""
+
+    paths: tuple[str, ...]
+    ids: np.ndarray  # int64, sorted, distinct
+    files: np.ndarray  # int32
+    offsets: np.ndarray  # int64
+    lengths: np.ndarray  # int64
+
+    def take(self, ids: Iterable[int]) -> Located:
+        """The places of those of ``ids`` that were staged."""
+        wanted = np.unique(np.fromiter(ids, np.int64))
+        at = np.minimum(np.searchsorted(self.ids, wanted), max(len(self.ids) - 1, 0))
+        keep = at[self.ids[at] == wanted] if len(self.ids) else at[:0]
+        return Located(self.paths, self.ids[keep], self.files[keep], self.offsets[keep],
+                       self.lengths[keep])
+
+    def size(self) -> int:
+        """The bytes of the texts."""
+        return int(self.lengths[self.lengths > 0].sum())
+
+    def read(self) -> dict[int, bytes | None]:
+        """The texts, read from the scratch files (each file opened once)."""
+        out: dict[int, bytes | None] = {}
+        fds: dict[int, int] = {}
+        try:
+            for pid, f, offset, length in zip(self.ids.tolist(), self.files.tolist(),
+                                              self.offsets.tolist(), self.lengths.tolist(),
+                                              strict=True):
+                if length < 0:
+                    out[pid] = None
+                    continue
+                if f not in fds:
+                    fds[f] = os.open(self.paths[f], os.O_RDONLY)
+                data = os.pread(fds[f], length, offset)
+                if len(data) != length:
+                    raise ValueError(f"the staged text of page {pid} is cut short in "
+                                     f"{self.paths[f]}")
+                out[pid] = data
+        finally:
+            for fd in fds.values():
+                os.close(fd)
+        return out
+
+
+@contextmanager
 def pair_buckets(
     readers: Readers, conn: sqlite3.Connection, layout: Layout, first: np.ndarray,
     second: np.ndarray,
-) -> Generator[tuple[int, int, dict[int, bytes]], None, None]:
-    """``(start, end, texts)`` for each bucket of the pairs ``first[i], second[i]`` (in the
-    order they are verified): its pairs ``start:end`` and its pages' normalized texts
-    (``conn``: the run's, in the readers' snapshot, for a sample of the texts' sizes)."""
+) -> Iterator[Iterator[tuple[int, int, Located]]]:
+    """``(start, end, located)`` for each bucket of the pairs ``first[i], second[i]`` (in the
+    order they are verified): its pairs ``start:end`` and where its pages' normalized texts
+    are (``conn``: the run's, in the readers' snapshot, for a sample of the texts' sizes).
+    The scratch files stay until the context ends: the jobs that read them must be done by
+    then."""
+    sweep()
+    where, owner = _scratch()
+    try:
+        yield _pair_buckets(readers, conn, layout, first, second, where)
+    finally:
+        _remove(where, owner)
+
+
+def _pair_buckets(
+    readers: Readers, conn: sqlite3.Connection, layout: Layout, first: np.ndarray,
+    second: np.ndarray, where: str,
+) -> Iterator[tuple[int, int, Located]]:
     pairs = len(first)
     if not pairs:
         return
@@ -437,13 +519,35 @@ def pair_buckets(
     spans = [buckets.span(k) for k in range(len(buckets))]
     # (2 pages a pair: more than the pages wanted, which are not counted before they are cut)
     step = slice_pages(text_bytes, pages=2 * pairs, workers=readers.workers)
-    slices = pair_slices(first, second, spans, step)
-    texts_of = staged(readers, layout, slices, len(buckets), "sketch")
-    try:
-        for (start, end), texts in zip(spans, texts_of, strict=True):
-            yield start, end, cast(dict[int, bytes], texts)  # (a sketch is never None)
-    finally:
-        texts_of.close()  # (its scratch files go at once, not when collected)
+    paths: list[str] = []
+
+    def jobs() -> Iterator[tuple[Layout, Wanted, int, str, Kind]]:
+        for part in pair_slices(first, second, spans, step):
+            paths.append(os.path.join(where, f"slice-{len(paths)}"))
+            yield layout, part, len(spans), paths[-1], "sketch"
+
+    rows = list(readers.map(stage_slice, jobs()))  # (slices used up: let go of)
+    for k, (start, end) in enumerate(spans):
+        parts = []
+        for f, (path, span) in enumerate(zip(paths, rows, strict=True)):
+            first_row, count = int(span[k, 2]), int(span[k, 3])
+            if count:
+                fd = os.open(path + INDEX, os.O_RDONLY)
+                try:
+                    raw = os.pread(fd, count * 24, first_row * 24)
+                finally:
+                    os.close(fd)
+                table = np.frombuffer(raw, "<i8").reshape(count, 3)
+                parts.append((table, f))
+        if parts:
+            table = np.concatenate([t for t, _ in parts])
+            files = np.concatenate([np.full(len(t), f, np.int32) for t, f in parts])
+        else:
+            table, files = np.empty((0, 3), np.int64), np.empty(0, np.int32)
+        order = np.argsort(table[:, 0], kind="stable")
+        yield start, end, Located(tuple(paths), table[order, 0].astype(np.int64), files[order],
+                                  table[order, 1].astype(np.int64),
+                                  table[order, 2].astype(np.int64))
 
 
 class InOrder:
