@@ -12,6 +12,9 @@ On the texts of ``--corpus``'s ``pages`` (else every real text of ``../shared/da
   cut), nanoseconds a byte;
 - ``shingles``: ``shingle_hashes_utf8`` of each normalized text (5-word shingles, sorted,
   unique: what verification compares), nanoseconds a byte;
+- ``sketch``: ``minhash_signature`` of each normalized text (the default configuration's
+  shingle size and its hasher's 128 permutations: what phase 1 computes of each page),
+  nanoseconds a byte;
 - ``coverage``: the moved ratio and containment of pairs of texts that share most of their
   lines (``match_scores``: each text against a copy of it with its first line moved to the
   end and its last fifth replaced by the next text's), microseconds a pair;
@@ -63,6 +66,7 @@ load_char_table()
 kernels = compiled()
 kernels.warm_up()
 spec = Config().near_spec()
+perms = spec.hasher().permutations
 norms = [normalized_utf8(t) for t in texts]
 norms = [n for n in norms if n]
 
@@ -96,6 +100,8 @@ timed = {
     "lengths": best(lambda: [kernels.digest_parts(n, cap) for n in norms]) + (size_norm, "ns/B"),
     "shingles": best(lambda: [shingle_hashes_utf8(n, 5).tobytes() for n in norms])
     + (size_norm, "ns/B"),
+    "sketch": best(lambda: [kernels.minhash_signature(n, spec.shingle_size, *perms).tobytes()
+                            for n in norms]) + (size_norm, "ns/B"),
     "coverage": best(lambda: [match_scores(spec, a, b) for a, b in pairs]) + (len(pairs), "us"),
     "verify": best(lambda: [verify(spec, features(spec, a), features(spec, b)).score
                             for a, b in pairs]) + (len(pairs), "us"),

@@ -564,6 +564,60 @@ def test_digest_parts_equal_the_definition_across_word_edges(text: str, cap: int
     assert kernels.digest_parts(text.encode(), cap) == reference_digest_parts(text, cap)
 
 
+def reference_weights(text: str) -> list[int]:
+    """token_weights by its definition: a token's code points, plus one when a space (not
+    the end of the text nor a character of an unspaced script) follows a spaced token."""
+    weights = []
+    for m in _TOKEN.finditer(text):
+        token, after = m.group(), text[m.end() : m.end() + 1]
+        spaced = not UNSPACED.fullmatch(token)
+        weights.append(len(token) + (1 if spaced and after.isspace() else 0))
+    return weights
+
+
+def test_token_weights_equal_the_definition_on_every_real_text() -> None:
+    for text in TEXTS:
+        assert kernels.token_weights(text).tolist() == reference_weights(text)
+
+
+# tokens of every length around the eight-byte steps of the tokenizer (1 to 26 bytes), ASCII
+# and not, between runs of the separators it finds eight ASCII bytes at a time and one by one
+_LONG_TOKEN = st.builds(
+    lambda chars, length: (chars * 26)[:length],
+    st.text(alphabet=st.sampled_from(list("ab!~\x7f\x00é東ไ\U00020001")), min_size=1,
+            max_size=4),
+    st.integers(1, 26),
+)
+_SEPARATOR = st.text(
+    alphabet=st.sampled_from(list("\t\n\x0b\x0c\r\x1c\x1f \x85\xa0\u3000")), min_size=1,
+    max_size=9,
+)
+
+
+@settings(max_examples=800, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(_LONG_TOKEN, _SEPARATOR), max_size=8), st.booleans(),
+       st.integers(0, 7))
+def test_tokens_and_weights_equal_the_definition_across_word_edges(
+    parts: list[tuple[str, str]], trailing: bool, lead: int
+) -> None:
+    text = " " * lead + "".join(t + s for t, s in parts)
+    if not trailing and parts:
+        text = text[: len(text) - len(parts[-1][1])]  # the text ends inside a token
+    expected = [zlib.crc32(t.encode("utf-8", "surrogatepass")) for t in reference_tokens(text)]
+    assert kernels.token_crc32(text).tolist() == expected
+    assert kernels.token_values(text).tolist() == reference_values(text)
+    assert kernels.token_weights(text).tolist() == reference_weights(text)
+    for size in (1, 5):
+        assert np.array_equal(shingle_hashes(text, size), reference_shingles(text, size))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.text(alphabet=_WORD_ALPHABET, max_size=60))
+def test_token_weights_equal_the_definition_on_generated_text(text: str) -> None:
+    assert kernels.token_values(text).tolist() == reference_values(text)
+    assert kernels.token_weights(text).tolist() == reference_weights(text)
+
+
 def _placed(text: str, size: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     words, weights = kernels._weighted_tokens(kernels.text_bytes(text), kernels._TABLE)
     return (*kernels._placed_shingles(words, size), weights)

@@ -98,16 +98,16 @@ _UNSPACED_BIT = _U64(1 << 32)
 UNSPACED_SHINGLE_SIZE = 3
 
 def _crc_table() -> np.ndarray:
-    """The reflected CRC-32 (IEEE 802.3, zlib's) tables for four bytes at a step
-    ("slicing-by-4"): ``table[0, i]`` is one round on byte ``i``, ``table[k, i]`` that round
+    """The reflected CRC-32 (IEEE 802.3, zlib's) tables for up to eight bytes at a step
+    ("slicing-by-8"): ``table[0, i]`` is one round on byte ``i``, ``table[k, i]`` that round
     followed by ``k`` rounds on zero bytes."""
-    table = np.empty((4, 256), dtype=np.int64)
+    table = np.empty((8, 256), dtype=np.int64)
     for i in range(256):
         c = i
         for _ in range(8):
             c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
         table[0, i] = c
-    for k in range(1, 4):
+    for k in range(1, 8):
         for i in range(256):
             prev = table[k - 1, i]
             table[k, i] = (prev >> 8) ^ table[0, prev & 0xFF]
@@ -115,6 +115,24 @@ def _crc_table() -> np.ndarray:
 
 
 _TABLE = _crc_table()
+
+
+def _crc_starts(table: np.ndarray) -> np.ndarray:
+    """``starts[k]``: the CRC register from which ``k`` rounds on zero bytes reach zlib's
+    initial ``0xFFFFFFFF`` (a round on a zero byte is invertible: the top byte of
+    ``table[0, i]`` differs for each ``i``). The CRC of a text is then that of the text
+    after ``k`` zero bytes, begun from ``starts[k]``: :func:`_crc32_words` puts a token of
+    fewer than eight bytes at the end of an eight-byte step so."""
+    top = {int(table[0, i]) >> 24: i for i in range(256)}
+    starts, register = [0xFFFFFFFF], 0xFFFFFFFF
+    for _ in range(8):
+        i = top[register >> 24]
+        register = ((register ^ int(table[0, i])) << 8 | i) & 0xFFFFFFFF
+        starts.append(register)
+    return np.array(starts, dtype=np.int64)
+
+
+_CRC_STARTS = _crc_starts(_TABLE)
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -348,6 +366,17 @@ def _normalized_room(buf: np.ndarray, table: np.ndarray) -> int:
     return room
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _put8(words: np.ndarray, at: int, w: np.uint64) -> None:
+    """Write the eight bytes of ``w`` (the first in its lowest byte) at byte ``at`` of the
+    bytes of ``words`` (little-endian), keeping the bytes before it; the bytes after it
+    in the next word are not kept (they are written next)."""
+    q, r = at >> 3, _U64((at & 7) * 8)
+    keep = (_U64(1) << r) - _U64(1)
+    words[q] = (words[q] & keep) | (w << r)
+    words[q + 1] = (w >> (_U64(56) - r)) >> _S8
+
+
 @nb.njit(cache=True, nogil=True)
 def _normalize(buf: np.ndarray, table: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, bool]:
     """The whole of :func:`~.text.normalize_text` on UTF-8 bytes, with each non-ASCII code
@@ -360,9 +389,13 @@ def _normalize(buf: np.ndarray, table: np.ndarray, points: np.ndarray) -> tuple[
         return np.empty(0, dtype=np.uint8), False
     n = buf.size
     limit = table.shape[1]
-    out = np.empty(room, dtype=np.uint8)  # an ASCII byte writes at most itself, a space
-    size = 0  # at most one the whitespace before it did not write, a code point <= 4 bytes
-    pending_space = False  # for each code point of its mapping
+    # an ASCII byte writes at most itself, a space at most one the whitespace before it did
+    # not write, a code point <= 4 bytes for each code point of its mapping; whole words, so
+    # that eight plain ASCII bytes go out in one or two word stores (:func:`_put8`)
+    out_words = np.empty(room // 8 + 2, dtype=np.uint64)
+    out = out_words.view(np.uint8)
+    size = 0
+    pending_space = False
     prev_hyphen = False
     words = buf[: n - n % 8].view(np.uint64)
     i = 0
@@ -387,8 +420,7 @@ def _normalize(buf: np.ndarray, table: np.ndarray, points: np.ndarray) -> tuple[
                 if pending_space:  # (the first byte is not whitespace then)
                     out[size] = 0x20
                     size += 1
-                for j in range(8):
-                    out[size + j] = np.uint8((w >> _U64(8 * j)) & _U64(0xFF))
+                _put8(out_words, size, w)
                 if space >> _S56:  # the last byte is whitespace: a pending space
                     size += 7
                     pending_space, prev_hyphen = True, False
@@ -435,66 +467,169 @@ def _normalize(buf: np.ndarray, table: np.ndarray, points: np.ndarray) -> tuple[
     return out[:size], True
 
 
+@nb.njit(cache=True, nogil=True)
+def _text_words(buf: np.ndarray) -> np.ndarray:
+    """The bytes of ``buf`` as little-endian 64-bit words after one word of zeros, the last
+    one padded with zeros, then one more of zeros (what :func:`_last8` reads)."""
+    n = buf.size
+    whole = n // 8
+    words = np.empty(whole + 3, dtype=np.uint64)
+    words[0] = 0
+    src = buf[: n - n % 8].view(np.uint64)
+    for j in range(whole):
+        words[j + 1] = src[j]
+    tail = _U64(0)
+    for k in range(n - n % 8, n):
+        tail |= _U64(buf[k]) << _U64(8 * (k - (n - n % 8)))
+    words[whole + 1] = tail
+    words[whole + 2] = 0
+    return words
+
+
 @nb.njit(cache=True, nogil=True, inline="always")
-def _crc32(buf: np.ndarray, start: int, end: int, table: np.ndarray) -> int:
-    """``zlib.crc32(buf[start:end])``, four bytes a step where it can (:func:`_crc_table`)."""
-    crc = np.int64(0xFFFFFFFF)
-    i = start
-    while i + 4 <= end:
-        crc ^= (
-            np.int64(buf[i])
-            | (np.int64(buf[i + 1]) << 8)
-            | (np.int64(buf[i + 2]) << 16)
-            | (np.int64(buf[i + 3]) << 24)
-        )
+def _last8(words: np.ndarray, end: int) -> np.int64:
+    """Bytes ``end - 8`` to ``end`` of the text of :func:`_text_words` (zeros before its
+    start), the first in the lowest byte."""
+    at = end  # (the words begin 8 bytes before the text)
+    shift = _U64((at & 7) * 8)
+    return np.int64(
+        (words[at >> 3] >> shift) | ((words[(at >> 3) + 1] << (_U64(56) - shift)) << _S8)
+    )
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _crc32_words(words: np.ndarray, start: int, end: int, table: np.ndarray) -> int:
+    """``zlib.crc32`` of the text's bytes ``start`` to ``end`` (not empty), eight bytes a
+    step: the first step takes the ``(length - 1) % 8 + 1`` first bytes at its end, after
+    zero bytes begun from :data:`_CRC_STARTS` (no branch on a token's length, most tokens
+    being one step)."""
+    first = (end - start - 1) % 8 + 1
+    block = _last8(words, start + first) & ~((np.int64(1) << np.int64(8 * (8 - first))) - 1)
+    crc = _CRC_STARTS[8 - first]
+    at = start + first
+    while True:
+        low = (block & 0xFFFFFFFF) ^ crc
+        high = (block >> 32) & 0xFFFFFFFF
         crc = (
-            table[3, crc & 0xFF]
-            ^ table[2, (crc >> 8) & 0xFF]
-            ^ table[1, (crc >> 16) & 0xFF]
-            ^ table[0, crc >> 24]
+            table[7, low & 0xFF] ^ table[6, (low >> 8) & 0xFF]
+            ^ table[5, (low >> 16) & 0xFF] ^ table[4, low >> 24]
+            ^ table[3, high & 0xFF] ^ table[2, (high >> 8) & 0xFF]
+            ^ table[1, (high >> 16) & 0xFF] ^ table[0, high >> 24]
         )
-        i += 4
-    while i < end:
-        crc = table[0, (crc ^ buf[i]) & 0xFF] ^ (crc >> 8)
-        i += 1
-    return crc ^ 0xFFFFFFFF
+        if at >= end:
+            return crc ^ 0xFFFFFFFF
+        at += 8
+        block = _last8(words, at)
+
+
+#: :func:`_token_crc32`'s separators, one int64 each: where it lies, its width in bytes
+#: (from bit 40 up) and whether it is a token itself (a character of an unspaced script).
+_SEP_WIDTH = 40
+_SEP_ONE = np.int64(1) << np.int64(_SEP_WIDTH)
+_SEP_TOKEN = np.int64(1) << np.int64(39)
+_SEP_AT = _SEP_TOKEN - 1
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _lowest_byte(high_bits: np.uint64) -> np.int64:
+    """The byte of the lowest high bit set in ``high_bits`` (only high bits of bytes)."""
+    below = (high_bits ^ (high_bits - _U64(1))) & _HIGH
+    return np.int64(((below >> _S7) * _BYTES) >> _S56) - 1
 
 
 @nb.njit(cache=True, nogil=True)
-def _token_crc32(buf: np.ndarray, table: np.ndarray) -> np.ndarray:
+def _separators(buf: np.ndarray, words: np.ndarray, weighted: bool
+                ) -> tuple[np.ndarray, np.ndarray, int]:
+    """The separators of the tokens of UTF-8 ``buf`` (``words``: its :func:`_text_words`), in
+    order (see :data:`_SEP_WIDTH`), eight ASCII bytes at a time where they are: their
+    whitespace found at once and written without a branch on how many there are (most
+    words of a text hold one or two). With ``weighted``, also the continuation bytes of the
+    multi-byte characters of tokens before each separator (what :func:`_weighted_tokens`
+    subtracts to count characters). Returns (separators, continuation bytes, count)."""
     n = buf.size
-    out = np.empty(n // 2 + 1, dtype=np.uint64)  # a token and a separator take >= 2 bytes
+    aligned = words[1 : 1 + n // 8]
+    seps = np.empty(n + 2, dtype=np.int64)  # (two written past the last, unused)
+    conts = np.empty(n + 2 if weighted else 0, dtype=np.int64)
+    continuation = 0
     count = 0
-    start = -1  # where the token being read began (-1: between tokens)
     i = 0
     while i < n:
+        if _LITTLE_ENDIAN and i % 8 == 0 and i + 8 <= n:
+            w = aligned[i // 8]
+            if (w & _HIGH) == 0:  # eight ASCII bytes: their whitespace bytes
+                space = ((w + _FROM_9) & ~(w + _FROM_14)) | ((w + _FROM_28) & ~(w + _FROM_33))
+                space &= _HIGH
+                found = np.int64(((space >> _S7) * _BYTES) >> _S56)
+                second = space & (space - _U64(1))
+                seps[count] = i + _lowest_byte(space) + _SEP_ONE
+                seps[count + 1] = i + _lowest_byte(second) + _SEP_ONE
+                if weighted:
+                    conts[count] = conts[count + 1] = continuation
+                if found > 2:
+                    rest = second & (second - _U64(1))
+                    at = count + 2
+                    while rest:
+                        seps[at] = i + _lowest_byte(rest) + _SEP_ONE
+                        if weighted:
+                            conts[at] = continuation
+                        at += 1
+                        rest &= rest - _U64(1)
+                count += found
+                i += 8
+                continue
         b = buf[i]
-        if b < 0x80:  # ASCII: a space ends a token, anything else is in one
+        if b < 0x80:
             if (9 <= b <= 13) or (28 <= b <= 32):
-                if start >= 0:
-                    out[count] = _crc32(buf, start, i, table)
-                    count += 1
-                    start = -1
-            elif start < 0:
-                start = i
+                seps[count] = i + _SEP_ONE
+                if weighted:
+                    conts[count] = continuation
+                count += 1
             i += 1
             continue
         cp, width = _decode(buf, i, n)
         if _is_space(cp) or _is_unspaced(cp):
-            if start >= 0:
-                out[count] = _crc32(buf, start, i, table)
-                count += 1
-                start = -1
-            if not _is_space(cp):  # an unspaced character: a token alone
-                out[count] = np.uint64(_crc32(buf, i, i + width, table)) | _UNSPACED_BIT
-                count += 1
-        elif start < 0:
-            start = i
+            seps[count] = i + (np.int64(width) << _SEP_WIDTH)
+            if not _is_space(cp):
+                seps[count] += _SEP_TOKEN
+            if weighted:
+                conts[count] = continuation
+            count += 1
+        else:
+            continuation += width - 1
         i += width
-    if start >= 0:
-        out[count] = _crc32(buf, start, n, table)
-        count += 1
-    return out[:count]
+    if weighted:
+        conts[count] = continuation  # (the last token's)
+    return seps, conts, count
+
+
+@nb.njit(cache=True, nogil=True)
+def _token_crc32(buf: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """The tokens' CRC-32s (:func:`token_values`) in two passes: :func:`_separators`, then
+    the bytes between two separators, a token when there are any, and each separator that
+    is a character of an unspaced script (a token alone). Faster than one pass that found
+    and hashed each token as it went (``benchmarks/studies/kernel_ab.py``:
+    docs/benchmarks.md)."""
+    n = buf.size
+    words = _text_words(buf)
+    seps, _, count = _separators(buf, words, False)
+    out = np.empty(2 * count + 1, dtype=np.uint64)
+    tokens = 0
+    start = 0  # the first byte after the last separator
+    for k in range(count):
+        sep = seps[k]
+        at = sep & _SEP_AT
+        after = at + (sep >> _SEP_WIDTH)
+        if at > start:
+            out[tokens] = _crc32_words(words, start, at, table)
+            tokens += 1
+        if sep & _SEP_TOKEN:
+            out[tokens] = np.uint64(_crc32_words(words, at, after, table)) | _UNSPACED_BIT
+            tokens += 1
+        start = after
+    if n > start:
+        out[tokens] = _crc32_words(words, start, n, table)
+        tokens += 1
+    return out[:tokens]
 
 
 @nb.njit(cache=True, nogil=True)
@@ -503,48 +638,32 @@ def _weighted_tokens(buf: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np
     its code points, plus one for the space after a token of a spaced script (what the
     Levenshtein ratio counts of it)."""
     n = buf.size
-    out = np.empty(n // 2 + 1, dtype=np.uint64)
-    weights = np.zeros(n // 2 + 1, dtype=np.int64)
-    count = 0
-    start = -1  # where the token being read began (-1: between tokens)
-    chars = 0  # its code points so far
-    i = 0
-    while i < n:
-        b = buf[i]
-        if b < 0x80:
-            if (9 <= b <= 13) or (28 <= b <= 32):
-                if start >= 0:
-                    out[count] = _crc32(buf, start, i, table)
-                    weights[count] = chars + 1
-                    count += 1
-                    start = -1
-            elif start < 0:
-                start, chars = i, 1
-            else:
-                chars += 1
-            i += 1
-            continue
-        cp, width = _decode(buf, i, n)
-        if _is_space(cp) or _is_unspaced(cp):
-            if start >= 0:
-                out[count] = _crc32(buf, start, i, table)
-                weights[count] = chars + (1 if _is_space(cp) else 0)
-                count += 1
-                start = -1
-            if not _is_space(cp):  # an unspaced character: a token alone
-                out[count] = np.uint64(_crc32(buf, i, i + width, table)) | _UNSPACED_BIT
-                weights[count] = 1
-                count += 1
-        elif start < 0:
-            start, chars = i, 1
-        else:
-            chars += 1
-        i += width
-    if start >= 0:
-        out[count] = _crc32(buf, start, n, table)
-        weights[count] = chars
-        count += 1
-    return out[:count], weights[:count]
+    words = _text_words(buf)
+    seps, conts, count = _separators(buf, words, True)
+    out = np.empty(2 * count + 1, dtype=np.uint64)
+    weights = np.empty(2 * count + 1, dtype=np.int64)
+    tokens = 0
+    start = 0
+    before = 0  # continuation bytes before ``start``
+    for k in range(count):
+        sep = seps[k]
+        at = sep & _SEP_AT
+        after = at + (sep >> _SEP_WIDTH)
+        alone = (sep & _SEP_TOKEN) != 0
+        if at > start:
+            out[tokens] = _crc32_words(words, start, at, table)
+            weights[tokens] = at - start - (conts[k] - before) + (0 if alone else 1)
+            tokens += 1
+        if alone:
+            out[tokens] = np.uint64(_crc32_words(words, at, after, table)) | _UNSPACED_BIT
+            weights[tokens] = 1
+            tokens += 1
+        start, before = after, conts[k]
+    if n > start:
+        out[tokens] = _crc32_words(words, start, n, table)
+        weights[tokens] = n - start - (conts[count] - before)
+        tokens += 1
+    return out[:tokens], weights[:tokens]
 
 
 @nb.njit(cache=True, nogil=True)
