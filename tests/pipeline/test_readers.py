@@ -9,6 +9,7 @@ crawler commits after the run's snapshot is left to the next run; and when the p
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import sqlite3
@@ -74,6 +75,36 @@ def test_readers_give_what_the_main_process_gives(crawl, tmp_path, monkeypatch, 
     assert state(theirs) == state(mine)
     assert result.pages == alone.pages == 829  # counted by the readers, not by count(*)
     assert (result.candidates, result.edges) == (alone.candidates, alone.edges)
+
+
+def test_the_objects_alive_before_the_readers_fork_are_frozen_for_the_run(crawl, tmp_path):
+    """The run freezes what is alive once the kernels are loaded (its collections and the
+    readers' then leave those objects alone), with the collector on during the phases, and
+    gives the caller back its collector as it was: on or off, its own frozen objects
+    frozen."""
+    seen: dict[str, tuple[bool, int]] = {}
+
+    def on_phase(name: str) -> None:
+        seen.setdefault(name, (gc.isenabled(), gc.get_freeze_count()))
+
+    path = _copy(crawl, tmp_path, "crawl.sqlite")
+    result = run.run_on_db(path, Config(workers=2), on_phase=on_phase)
+    assert _prepared(result)["readers"] == 1
+    enabled, frozen = seen["prepare"]
+    assert enabled and frozen > 1000  # numba's objects, at least
+    assert seen["write_back"] == (True, 0)  # unfrozen when phases 1-4 end
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    # a caller that turned the collector off and froze objects of its own
+    gc.disable()
+    gc.freeze()
+    try:
+        mine = gc.get_freeze_count()
+        run.run_on_db(_copy(crawl, tmp_path, "b.sqlite"), Config(workers=2))
+        # (not more: nothing frozen by the run; some of the caller's freed by their counts)
+        assert not gc.isenabled() and 0.9 * mine < gc.get_freeze_count() <= mine
+    finally:
+        gc.unfreeze()
+        gc.enable()
 
 
 @pytest.mark.parametrize(("threshold", "shift"), [(0.7, 0), (0.85, 0), (0.85, 2**62)])
