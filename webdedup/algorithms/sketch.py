@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -157,7 +158,15 @@ class NearSpec:
         return "simhash-v1:trafilatura"
 
     def hasher(self) -> mh.MinHasher:
-        return mh.MinHasher(num_perm=self.num_perm, seed=self.seed)
+        return _hasher(self.num_perm, self.seed)
+
+
+@lru_cache(maxsize=8)
+def _hasher(num_perm: int, seed: int) -> mh.MinHasher:
+    """One :class:`~.minhash.MinHasher` a process for each ``(num_perm, seed)``: it cannot
+    change, and drawing its permutations (numpy's ``RandomState``) took longer than
+    sketching a short page, once for each batch of pages phase 1 sketches."""
+    return mh.MinHasher(num_perm=num_perm, seed=seed)
 
 
 # -- sketches and similarities -----------------------------------------------------------------
