@@ -303,10 +303,59 @@ def test_compiled_normalizer_across_ascii_words(text: str) -> None:
 
 
 def test_compiled_normalizer_leaves_neighbour_dependent_text_to_the_str_steps() -> None:
-    assert _fast("cafe\u0301") is None  # a combining mark
+    assert _fast("cafe\u0301") is None  # a combining mark that composes
     assert _fast("\u1100\u1161") is None  # Hangul L + V compose
     assert _fast("\U00030000") is None  # above the table
     assert normalize_text("cafe\u0301") == "caf\u00e9"
+
+
+def test_compiled_normalizer_takes_the_marks_that_compose_with_nothing() -> None:
+    """Viramas and Arabic vowel signs compose with nothing: texts of Hindi, Tamil, Bengali,
+    Arabic take the compiled path (each character alone), unless a mark would move back in
+    canonical order (then the str steps)."""
+    for text in ("\u0915\u094d\u0937 \u0ba4\u0bcd \u09b8\u09cd\u0995",
+                 "\u0628\u0650\u0633\u0652\u0645\u0650"):
+        assert _fast(text) is not None, text
+        assert _fast(text) == reference_normalize(text)
+    table = char_table()[0]
+    free = [cp for cp in range(0x300, 0x2000)  # combining marks the table maps alone
+            if unicodedata.combining(chr(cp)) and table[0, cp] >= 0]
+    assert len(free) > 100
+    low = min(free, key=lambda cp: unicodedata.combining(chr(cp)))
+    high = max(free, key=lambda cp: unicodedata.combining(chr(cp)))
+    moved = f"a{chr(high)}{chr(low)}"  # canonical order puts the low class first
+    assert reference_normalize(moved) != moved
+    assert _fast(moved) is None
+    assert _fast(f"a{chr(low)}{chr(high)}") == reference_normalize(f"a{chr(low)}{chr(high)}")
+
+
+# starters (some that marks compose with), precomposed letters, combining marks of many
+# classes (some compose, most not), spaces, hyphens and invisible characters between them
+_MARKS_ALPHABET = st.sampled_from(
+    list("ae\u0915\u0928\u0627\u064a\u05d9\u0e01\u00e9\u01d8\u1e69 -\u200b\u00ad\u3000")
+    + list("\u0301\u0308\u0316\u0323\u093c\u094d\u0bcd\u0bbe\u064b\u0650\u0652\u0654")
+    + list("\u0670\u05b0\u05b4\u05bc\u0e38\u0e48\u0345\u0346\u0360\u1dc0\u20d0")
+)
+
+
+@settings(max_examples=3000, deadline=None, derandomize=True)
+@given(st.lists(_MARKS_ALPHABET, max_size=12).map("".join))
+def test_compiled_normalizer_equals_the_str_steps_around_combining_marks(text: str) -> None:
+    fast = _fast(text)
+    if fast is not None:
+        assert fast == reference_normalize(text)
+
+
+def test_combining_marks_texts_mostly_take_the_compiled_path() -> None:
+    """(What the test above compares is not only the str steps' texts.)"""
+    import random
+
+    rng = random.Random(7)
+    letters = "ae\u0915\u0928\u0627\u064a \u094d\u0650\u0652\u064b\u05b0"
+    texts = ["".join(rng.choice(letters) for _ in range(10)) for _ in range(500)]
+    fast = [t for t in texts if _fast(t) is not None]
+    assert len(fast) > 100
+    assert all(_fast(t) == reference_normalize(t) for t in fast)
 
 
 def test_compiled_normalizer_can_fail_against_a_wrong_table() -> None:
@@ -562,6 +611,19 @@ _WORD_ALPHABET = st.sampled_from(
 def test_digest_parts_equal_the_definition_across_word_edges(text: str, cap: int) -> None:
     # runs of ASCII that start, end and break a token at every offset of an 8-byte word
     assert kernels.digest_parts(text.encode(), cap) == reference_digest_parts(text, cap)
+
+
+def test_text_words_are_the_same_built_a_byte_at_a_time() -> None:
+    """What a big-endian machine takes (bytes into words, the first lowest) gives the words
+    this one makes of a view of the bytes."""
+    for text in ["", "a", "seven b", "eight by", "nine byte", *TEXTS[:50]]:
+        buf = kernels.text_bytes(text)
+        words = kernels._text_words(buf)
+        again = words.copy()
+        again[1 : buf.size // 8 + 1] = 0
+        kernels._words_bytewise(buf, again)
+        assert np.array_equal(words, again)
+        assert words[1 : buf.size // 8 + 2].view(np.uint8)[: buf.size].tobytes() == buf.tobytes()
 
 
 def reference_weights(text: str) -> list[int]:

@@ -118,14 +118,14 @@ _TABLE = _crc_table()
 
 
 def _crc_starts(table: np.ndarray) -> np.ndarray:
-    """``starts[k]``: the CRC register from which ``k`` rounds on zero bytes reach zlib's
-    initial ``0xFFFFFFFF`` (a round on a zero byte is invertible: the top byte of
+    """``starts[k]`` (``k`` < 8): the CRC register from which ``k`` rounds on zero bytes reach
+    zlib's initial ``0xFFFFFFFF`` (a round on a zero byte is invertible: the top byte of
     ``table[0, i]`` differs for each ``i``). The CRC of a text is then that of the text
     after ``k`` zero bytes, begun from ``starts[k]``: :func:`_crc32_words` puts a token of
     fewer than eight bytes at the end of an eight-byte step so."""
     top = {int(table[0, i]) >> 24: i for i in range(256)}
     starts, register = [0xFFFFFFFF], 0xFFFFFFFF
-    for _ in range(8):
+    for _ in range(7):
         i = top[register >> 24]
         register = ((register ^ int(table[0, i])) << 8 | i) & 0xFFFFFFFF
         starts.append(register)
@@ -397,6 +397,7 @@ def _normalize(buf: np.ndarray, table: np.ndarray, points: np.ndarray) -> tuple[
     size = 0
     pending_space = False
     prev_hyphen = False
+    prev_class = 0  # the canonical combining class of the last code point (0: a starter)
     words = buf[: n - n % 8].view(np.uint64)
     i = 0
     while i < n:
@@ -427,10 +428,12 @@ def _normalize(buf: np.ndarray, table: np.ndarray, points: np.ndarray) -> tuple[
                 else:
                     size += 8
                     pending_space, prev_hyphen = False, (hyphen >> _S56) != 0
+                prev_class = 0
                 i += 8
                 continue
         b = np.int64(buf[i])
         if b < 0x80:  # ASCII: lower case, whitespace runs, hyphen runs
+            prev_class = 0
             if (9 <= b <= 13) or (28 <= b <= 32):
                 pending_space = size > 0
                 prev_hyphen = False
@@ -449,6 +452,11 @@ def _normalize(buf: np.ndarray, table: np.ndarray, points: np.ndarray) -> tuple[
         lo, hi = (table[0, cp], table[1, cp]) if limit > 0 else (-1, 0)
         for k in range(lo, hi):
             c = points[k] if k >= 0 else cp
+            mark = c >> 32  # a combining mark's class (the table's points carry it)
+            c &= 0xFFFFFFFF
+            if mark and mark < prev_class:  # canonical order would move it back: the str steps
+                return np.empty(0, dtype=np.uint8), False
+            prev_class = mark
             if _is_space(c):
                 pending_space = size > 0
                 prev_hyphen = False
@@ -468,16 +476,31 @@ def _normalize(buf: np.ndarray, table: np.ndarray, points: np.ndarray) -> tuple[
 
 
 @nb.njit(cache=True, nogil=True)
+def _words_bytewise(buf: np.ndarray, words: np.ndarray) -> None:
+    """:func:`_text_words`' whole words from ``buf`` a byte at a time, the first byte lowest
+    (what a big-endian machine takes; the tests compare it on a little-endian one)."""
+    for j in range(buf.size // 8):
+        w = _U64(0)
+        for k in range(8):
+            w |= _U64(buf[8 * j + k]) << _U64(8 * k)
+        words[j + 1] = w
+
+
+@nb.njit(cache=True, nogil=True)
 def _text_words(buf: np.ndarray) -> np.ndarray:
-    """The bytes of ``buf`` as little-endian 64-bit words after one word of zeros, the last
-    one padded with zeros, then one more of zeros (what :func:`_last8` reads)."""
+    """The bytes of ``buf`` as little-endian 64-bit words (on any machine) after one word of
+    zeros, the last one padded with zeros, then one more of zeros (room for :func:`_last8`'s
+    two words)."""
     n = buf.size
     whole = n // 8
     words = np.empty(whole + 3, dtype=np.uint64)
     words[0] = 0
-    src = buf[: n - n % 8].view(np.uint64)
-    for j in range(whole):
-        words[j + 1] = src[j]
+    if _LITTLE_ENDIAN:
+        src = buf[: n - n % 8].view(np.uint64)
+        for j in range(whole):
+            words[j + 1] = src[j]
+    else:  # (the machine's words hold their bytes the other way round)
+        _words_bytewise(buf, words)
     tail = _U64(0)
     for k in range(n - n % 8, n):
         tail |= _U64(buf[k]) << _U64(8 * (k - (n - n % 8)))

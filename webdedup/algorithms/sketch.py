@@ -161,7 +161,7 @@ class NearSpec:
         return _hasher(self.num_perm, self.seed)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=8, typed=True)
 def _hasher(num_perm: int, seed: int) -> mh.MinHasher:
     """One :class:`~.minhash.MinHasher` a process for each ``(num_perm, seed)``: it cannot
     change, and drawing its permutations (numpy's ``RandomState``) took longer than

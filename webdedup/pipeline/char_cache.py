@@ -79,9 +79,10 @@ def _read(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
     start, end = table
     unmapped = (start == -1) & (end == -1)
     spans = (start >= 0) & (start <= end) & (end <= points.size)
-    surrogate = (points >= 0xD800) & (points <= 0xDFFF)
+    code = points & 0xFFFFFFFF  # (a combining mark's class above bit 32)
+    surrogate = (code >= 0xD800) & (code <= 0xDFFF)
     if not bool((unmapped | spans).all()) or bool(
-        ((points < 0) | (points > 0x10FFFF) | surrogate).any()
+        ((points < 0) | (code > 0x10FFFF) | surrogate | (points >> 32 > 254)).any()
     ):
         return None  # (whole and checksummed, but not a table the normalizer may index with)
     return table, points

@@ -269,23 +269,25 @@ class _Snapshot:
     renumbered: int
 
 
-def _compile_kernels(config: Config, on_message: Callable[[str], None] | None) -> None:
+def _compile_kernels(config: Config, on_message: Callable[[str], None] | None) -> bool:
     """Compile the kernels now, with a word, where numba's cache lacks them: else the first
     run on a machine spends its first 20 seconds silent (in every worker at once). The
-    nightly runs' own kernel too (``bands.warm_up``): else the first nightly run compiled it."""
+    nightly runs' own kernel too (``bands.warm_up``): else the first nightly run compiled it.
+    Returns whether it compiled them."""
     if config.method not in ("minhash", "simhash"):
-        return
+        return False
     from ..algorithms import bands
     from ..algorithms.text import compiled
 
     indexes = compiled().cache_indexes()
     if indexes is None or all(Path(p).exists() for p in indexes):
-        return
+        return False
     if on_message is not None:
         on_message("compiling webdedup's kernels once for this machine (about 20 s; "
                    "later runs load them)")
     compiled().warm_up()
     bands.warm_up()  # what only nightly runs call, compiled now too
+    return True
 
 
 class _Collector:
@@ -303,11 +305,16 @@ class _Collector:
         self.enabled = gc.isenabled()
         self.may_freeze = gc.get_freeze_count() == 0
         self.frozen = False
+        self.compiled = False  # (set when the run compiled the kernels: no cache of them)
         gc.disable()
 
     def set_aside(self) -> None:
-        """Freeze what is alive (once) and let the collector run again, before a fork."""
+        """Freeze what is alive (once) and let the collector run again, before a fork;
+        after a compilation of the kernels, its garbage collected first (numba leaves cycles
+        behind: frozen, they would last the run)."""
         if self.may_freeze and not self.frozen:
+            if self.compiled:
+                gc.collect()
             gc.freeze()
             self.frozen = True
         if self.enabled:
@@ -337,7 +344,8 @@ def _phases(
 ) -> _Snapshot:
     """:func:`_run_phases`' work, ``collector`` set aside before the readers fork."""
     conn, config, layout = ctx.conn, ctx.config, ctx.layout
-    _compile_kernels(config, on_message)  # (outside the snapshot: up to 20 s on a new machine)
+    collector.compiled = _compile_kernels(config, on_message)  # (outside the snapshot: up
+    # to 20 s on a new machine)
     watch = _commit_watch(ctx)  # before the snapshot begins (webdedup.store.snapshot)
     try:
         version = data_version(conn)
