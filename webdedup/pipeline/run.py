@@ -294,10 +294,13 @@ class _Collector:
     """Python's cycle collector over a run's phases 1-4: paused from their start while numba
     and the kernels load (hundreds of thousands of objects, which each collection meanwhile
     walked again), then every object alive frozen (``gc.freeze``) before the readers fork,
-    so that no collection of this process or of the readers walks them again (nor writes to
-    their memory, which the readers then keep sharing with this process): ``webdedup db``
+    so that no collection of this process or of the readers walks them again (nor writes
+    their collector headers: fewer of the pages the readers share with this process are
+    copied; their reference counts still change): ``webdedup db``
     on the 20k bench corpus 3.93 s without, 3.73 s with (``benchmarks.speed.bench_ab``,
-    docs/benchmarks.md). Unfrozen when the phases end. A caller's own settings stand: a
+    docs/benchmarks.md). Unfrozen when the phases end: meanwhile a cycle among those
+    objects (a calling program's other threads' too) waits until then to be collected.
+    A caller's own settings stand: a
     collector it turned off stays off, and where it froze objects itself nothing is frozen
     or unfrozen here."""
 
