@@ -348,3 +348,56 @@ def test_rowid_ranges_follow_the_density_and_resume_where_a_range_stopped():
     assert next(it) == (500, 699)  # the rest of that range first
     lo, hi = next(it)
     assert lo == 700 and hi - lo + 1 < 400  # about 100 pages' worth at the density seen
+
+
+def _mapped_kib() -> int:
+    """This process's resident pages of mapped files (``RssFile``), in KiB."""
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("RssFile:"))
+
+
+def _read_every_text() -> tuple[int, int, int, int]:
+    """A reader's job: (its pid, its mapped pages before and after reading every text, the
+    bytes read)."""
+    before = _mapped_kib()
+    (read,) = snapshot.reader().execute("SELECT sum(length(content)) FROM pages").fetchone()
+    return os.getpid(), before, _mapped_kib(), int(read)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_readers_read_through_a_map_of_the_file_dropped_after_each_job(tmp_path):
+    """A reader reads the database through SQLite's map of the file (no system call a page),
+    and drops the map after each job: the pages a job read no longer count in the worker's
+    resident memory when its next job starts (else a reader that read most of a crawl held
+    all of it there)."""
+    path = tmp_path / "crawl.sqlite"
+    rng = np.random.default_rng(5)
+    words = np.array(["".join(rng.choice(list("abcdefghij"), 7)) for _ in range(500)])
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE pages (url TEXT, content TEXT)")
+        conn.executemany("INSERT INTO pages VALUES (?, ?)", (
+            (f"https://m.example/{k}", " ".join(rng.choice(words, 1000))) for k in range(6000)
+        ))
+    with closing(sqlite3.connect(path)) as conn:
+        (mapped,) = conn.execute(f"PRAGMA mmap_size = {snapshot.READER_MAP}").fetchone()
+        (text,) = conn.execute("SELECT sum(length(content)) FROM pages").fetchone()
+    assert mapped > 2 * text  # (this SQLite maps files; a build that doesn't would read)
+    watch = snapshot.CommitWatch(str(path))
+    try:
+        started = readers.start(watch, 2)
+        assert started is not None
+        try:
+            jobs = list(started.map(_read_every_text, [()] * 8))
+        finally:
+            started.close()
+    finally:
+        watch.close()
+    by_worker: dict[int, list[tuple[int, int]]] = {}
+    for pid, before, after, read in jobs:
+        assert read == text
+        assert after - before > 0.8 * text / 1024  # every page of the texts mapped
+        by_worker.setdefault(pid, []).append((before, after))
+    for runs in by_worker.values():
+        first = runs[0][0]
+        # each job starts without the pages of the one before
+        assert all(before < first + 0.2 * text / 1024 for before, _ in runs)

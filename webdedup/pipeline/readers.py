@@ -23,7 +23,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from ..parallel import WorkerPool
-from ..store.snapshot import CommitWatch, open_reader, wait_started
+from ..store.snapshot import CommitWatch, open_reader, unmap, wait_started
 
 T = TypeVar("T")
 
@@ -39,6 +39,14 @@ def _setup(path: str, busy_timeout: float, started: Any, then: Callable[[], None
         then()
 
 
+def _then_unmap(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in a worker, then its map of the database dropped (:func:`unmap`)."""
+    try:
+        return fn(*args)
+    finally:
+        unmap()
+
+
 def _nothing() -> None:
     """A job that makes the pool start its workers (they start with the first job)."""
 
@@ -52,8 +60,10 @@ class Readers:
     workers: int
 
     def map(self, fn: Callable[..., T], jobs: Iterable[tuple[Any, ...]]) -> Iterator[T]:
-        """``fn(*job)`` for each job in a worker (``fn`` at module level), in job order."""
-        return self.pool.map(fn, jobs)
+        """``fn(*job)`` for each job in a worker (``fn`` at module level), in job order;
+        after each, the worker's map of the database dropped (:func:`~webdedup.store.
+        snapshot.unmap`: its resident memory holds one job's pages of the file at most)."""
+        return self.pool.map(_then_unmap, ((fn, *job) for job in jobs))
 
     def close(self, stopping: BaseException | None = None) -> None:
         """Stop the workers (their read transactions end with them): at once when the run

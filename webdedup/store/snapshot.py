@@ -36,6 +36,12 @@ from urllib.parse import quote as quote_uri
 
 #: The worker process's connection, in its read transaction (:func:`open_reader`).
 _reader: sqlite3.Connection | None = None
+#: The bytes of the database file a worker's connection maps into memory (``PRAGMA
+#: mmap_size``; SQLite caps it at its own limit, 2 GB in a default build, and a build
+#: without memory-mapped I/O ignores it): it reads those pages where they lie in the page
+#: cache, without a ``read`` system call a page (a text of 8 KB is two or three pages, each
+#: read on its own). The map is dropped after each job (:func:`unmap`).
+READER_MAP = 2**40
 
 
 def database_file(conn: sqlite3.Connection) -> str | None:
@@ -96,6 +102,7 @@ def open_reader(path: str, busy_timeout: float, started: SynchronizedArray) -> N
     try:
         conn = _read_only(path, busy_timeout)
         conn.text_factory = bytes
+        conn.execute(f"PRAGMA mmap_size = {READER_MAP}")
         conn.execute("BEGIN")
         conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()  # the snapshot starts
         _reader = conn
@@ -111,6 +118,17 @@ def reader() -> sqlite3.Connection:
     if _reader is None:
         raise RuntimeError("this process has no reader connection (open_reader was not run)")
     return _reader
+
+
+def unmap() -> None:
+    """Drop the worker's map of the database file (mapped again, by SQLite, at its next
+    read): the pages it read through the map count in the process's resident memory
+    while they are mapped (the page cache's own pages, not memory of the process), and a
+    reader reads most of the crawl over a run. Between two jobs, with no statement
+    reading: a map SQLite still hands pages out of is left as it is."""
+    if _reader is not None:
+        _reader.execute("PRAGMA mmap_size = 0")
+        _reader.execute(f"PRAGMA mmap_size = {READER_MAP}")
 
 
 def wait_started(started: SynchronizedArray, workers: int, timeout: float) -> bool:
