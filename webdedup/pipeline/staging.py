@@ -48,7 +48,7 @@ except ImportError:  # (Windows: no flock; scratch folders left behind stay)
 from ..errors import DiskFull
 from ..store.layout import Layout
 from ..store.pages import LOOKUP_CHUNK, PageInput, fetch_pages, page_sketch_utf8, page_text
-from ..store.snapshot import reader
+from ..store.snapshot import read_through, reader
 from .readers import Readers
 
 #: The texts of one bucket, about, in bytes (what the main process holds at once).
@@ -209,6 +209,7 @@ def stage_slice(layout: Layout, wanted: Wanted, buckets: int, path: str,
         pages = fetch_pages(conn, layout, chunk)
         lo = np.searchsorted(ids, chunk[0])
         hi = np.searchsorted(ids, chunk[-1], side="right")
+        read = 0
         for pid, k in zip(ids[lo:hi].tolist(), which[lo:hi].tolist(), strict=True):
             page = pages.get(pid)
             if page is not None:
@@ -217,6 +218,8 @@ def stage_slice(layout: Layout, wanted: Wanted, buckets: int, path: str,
                 parts[k].append(head if data is None else head + data)
                 where[k].append((pid, sizes[k] + _HEAD.size, -1 if data is None else len(data)))
                 sizes[k] += len(parts[k][-1])
+                read += len(parts[k][-1])
+        read_through(read)  # (no statement reading now: the map may be dropped)
     spans = np.zeros((buckets, 4), np.int64)
     try:
         with open(path, "wb") as out, open(path + INDEX, "wb") as index:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from contextlib import suppress
 from multiprocessing.sharedctypes import SynchronizedArray
 from pathlib import Path
 from urllib.parse import quote as quote_uri
@@ -37,11 +38,20 @@ from urllib.parse import quote as quote_uri
 #: The worker process's connection, in its read transaction (:func:`open_reader`).
 _reader: sqlite3.Connection | None = None
 #: The bytes of the database file a worker's connection maps into memory (``PRAGMA
-#: mmap_size``; SQLite caps it at its own limit, 2 GB in a default build, and a build
-#: without memory-mapped I/O ignores it): it reads those pages where they lie in the page
-#: cache, without a ``read`` system call a page (a text of 8 KB is two or three pages, each
-#: read on its own). The map is dropped after each job (:func:`unmap`).
+#: mmap_size``; SQLite caps it at its compile-time limit, ``SQLITE_MAX_MMAP_SIZE``, and a
+#: build without memory-mapped I/O ignores it): it reads the database's pages where they
+#: lie in the page cache, without a ``read`` system call a page (a text of several pages
+#: took one each); the WAL's pages are still read with ``read``. Only SQLite maps the file,
+#: and a checkpoint never moves or truncates pages a reader's snapshot still reads; an I/O
+#: error of the disk under the map ends the worker (a signal, not an error SQLite could
+#: report): ``--workers 1`` reads without readers, and so without a map. The map is
+#: dropped after each job (:func:`unmap`), and within a job once it read about
+#: :data:`MAP_BYTES` through it (:func:`read_through`).
 READER_MAP = 2**40
+#: Bytes of texts a reader reads through its map before it drops it: the resident pages of
+#: the file a reader holds at most, about (with the rows around those texts' pages).
+MAP_BYTES = 32 << 20
+_mapped = 0  # bytes read through the map since it was last dropped (:func:`read_through`)
 
 
 def database_file(conn: sqlite3.Connection) -> str | None:
@@ -124,11 +134,25 @@ def unmap() -> None:
     """Drop the worker's map of the database file (mapped again, by SQLite, at its next
     read): the pages it read through the map count in the process's resident memory
     while they are mapped (the page cache's own pages, not memory of the process), and a
-    reader reads most of the crawl over a run. Between two jobs, with no statement
-    reading: a map SQLite still hands pages out of is left as it is."""
+    reader reads most of the crawl over a run. Between two statements: while one still
+    holds pages of the map (a job that failed reading), SQLite leaves the map as it is.
+    Best effort: an error here is not the job's."""
+    global _mapped
+    _mapped = 0
     if _reader is not None:
-        _reader.execute("PRAGMA mmap_size = 0")
-        _reader.execute(f"PRAGMA mmap_size = {READER_MAP}")
+        with suppress(sqlite3.Error):
+            _reader.execute("PRAGMA mmap_size = 0")
+            _reader.execute(f"PRAGMA mmap_size = {READER_MAP}")
+
+
+def read_through(nbytes: int) -> None:
+    """Count ``nbytes`` more read through the worker's map, between two statements (none
+    reading): the map is dropped once they pass :data:`MAP_BYTES` (a job that reads a
+    slice of texts larger than that)."""
+    global _mapped
+    _mapped += nbytes
+    if _mapped >= MAP_BYTES:
+        unmap()
 
 
 def wait_started(started: SynchronizedArray, workers: int, timeout: float) -> bool:
