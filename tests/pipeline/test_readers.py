@@ -410,32 +410,61 @@ def test_readers_read_through_a_map_of_the_file_dropped_after_each_job(tmp_path)
         assert all(after - before > 0.8 * text / 1024 for before, after in runs)
 
 
+def _staged_growth(path: Path, ids: np.ndarray, kind: str,
+                   slice_path: Path) -> tuple[int, int]:
+    """Stage ``ids`` in this process as a reader would (its reader opened here, closed
+    after), from a first drop of the map on: (KiB the resident pages of mapped files grew
+    by, texts staged)."""
+    from multiprocessing import Array
+
+    from webdedup.algorithms.text import compiled
+    from webdedup.store.layout import Layout
+
+    compiled().warm_up()  # (numba's libraries mapped before, not counted here)
+    started = Array("i", 2)
+    snapshot.open_reader(str(path), 5.0, started)
+    try:
+        assert started[0] == 1
+        snapshot.unmap()  # (the resident pages to count from)
+        before = _mapped_kib()
+        spans = staging.stage_slice(Layout("pages", "url", "content"),
+                                    staging.Wanted(ids, np.zeros(len(ids), np.int32)), 1,
+                                    str(slice_path), kind)
+        return _mapped_kib() - before, int(spans[0][3])
+    finally:
+        reader, snapshot._reader = snapshot._reader, None
+        if reader is not None:
+            reader.close()
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
 def test_a_staging_job_drops_the_map_as_it_reads(tmp_path, monkeypatch):
     """A reader's slice of texts larger than MAP_BYTES: the map is dropped as the job reads
     (between its look-ups), so the job holds about MAP_BYTES of the file's pages, not the
     slice's (here in this process, as a worker would run the job)."""
-    from multiprocessing import Array
-
-    from webdedup.store.layout import Layout
-
     path = tmp_path / "crawl.sqlite"
     _texts_db(path)
     monkeypatch.setattr(snapshot, "MAP_BYTES", 4 << 20)
-    started = Array("i", 2)
-    snapshot.open_reader(str(path), 5.0, started)
-    try:
-        assert started[0] == 1
-        before = _mapped_kib()
-        ids = np.arange(1, 6001, dtype=np.int64)
-        spans = staging.stage_slice(Layout("pages", "url", "content"),
-                                    staging.Wanted(ids, np.zeros(6000, np.int32)), 1,
-                                    str(tmp_path / "slice"), "text")
-        grown = _mapped_kib() - before
-    finally:
-        reader, snapshot._reader = snapshot._reader, None
-        if reader is not None:
-            reader.close()
-    assert spans[0][3] == 6000  # every text staged
+    grown, staged = _staged_growth(path, np.arange(1, 6001, dtype=np.int64), "text",
+                                   tmp_path / "slice")
+    assert staged == 6000  # every text staged
     # (48 MB of texts read; held: under MAP_BYTES and a look-up's pages more)
     assert grown < 12 << 10
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads /proc (Linux)")
+def test_a_staging_job_drops_the_map_by_its_resident_pages(tmp_path, monkeypatch):
+    """Where Linux tells the process's resident pages of mapped files, the map is dropped
+    once they grew by MAP_BYTES, whatever the cells counted (a page read through the map
+    brings neighbours of the page cache with it: pages read here and there count many times
+    their bytes). Here the cells count nothing: the resident pages alone drop the map."""
+    path = tmp_path / "crawl.sqlite"
+    _texts_db(path)
+    monkeypatch.setattr(snapshot, "MAP_BYTES", 4 << 20)
+    monkeypatch.setattr(staging, "_cells", lambda page: 0)
+    every_other = np.arange(1, 6001, 2, dtype=np.int64)
+    grown, staged = _staged_growth(path, every_other, "sketch", tmp_path / "slice")
+    assert staged == 3000
+    # (the pages of 48 MB of texts read through the map; held: MAP_BYTES and what one
+    # look-up of LOOKUP_CHUNK pages brings)
+    assert grown < 16 << 10

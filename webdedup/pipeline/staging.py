@@ -189,6 +189,11 @@ def _encoded(page: PageInput, kind: Kind) -> bytes | None:
     return None if text is None else text.encode("utf-8", "surrogatepass")
 
 
+def _cells(page: PageInput) -> int:
+    """The bytes of the cells ``page`` was read from (its URL, text and HTML), about."""
+    return sum(len(v) for v in (page.url, page.text, page.html) if v)
+
+
 def stage_slice(layout: Layout, wanted: Wanted, buckets: int, path: str,
                 kind: Kind) -> np.ndarray:
     """A reader's job: the pages of ``wanted`` (:func:`wanted_pages`'s, a slice of them) read
@@ -209,7 +214,6 @@ def stage_slice(layout: Layout, wanted: Wanted, buckets: int, path: str,
         pages = fetch_pages(conn, layout, chunk)
         lo = np.searchsorted(ids, chunk[0])
         hi = np.searchsorted(ids, chunk[-1], side="right")
-        read = 0
         for pid, k in zip(ids[lo:hi].tolist(), which[lo:hi].tolist(), strict=True):
             page = pages.get(pid)
             if page is not None:
@@ -218,8 +222,9 @@ def stage_slice(layout: Layout, wanted: Wanted, buckets: int, path: str,
                 parts[k].append(head if data is None else head + data)
                 where[k].append((pid, sizes[k] + _HEAD.size, -1 if data is None else len(data)))
                 sizes[k] += len(parts[k][-1])
-                read += len(parts[k][-1])
-        read_through(read)  # (no statement reading now: the map may be dropped)
+        # the cells read, as the rows hold them (a sketch's text is cut shorter), with no
+        # statement reading now: the map may be dropped
+        read_through(sum(_cells(page) for page in pages.values()))
     spans = np.zeros((buckets, 4), np.int64)
     try:
         with open(path, "wb") as out, open(path + INDEX, "wb") as index:

@@ -28,6 +28,7 @@ Example::
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from contextlib import suppress
@@ -48,10 +49,23 @@ _reader: sqlite3.Connection | None = None
 #: dropped after each job (:func:`unmap`), and within a job once it read about
 #: :data:`MAP_BYTES` through it (:func:`read_through`).
 READER_MAP = 2**40
-#: Bytes of texts a reader reads through its map before it drops it: the resident pages of
-#: the file a reader holds at most, about (with the rows around those texts' pages).
+#: Bytes of cells a reader reads through its map before it drops it (:func:`read_through`):
+#: about the resident pages of the file a reader holds at most (with the pages of the
+#: B-tree above those cells and the rows that share their pages).
 MAP_BYTES = 32 << 20
 _mapped = 0  # bytes read through the map since it was last dropped (:func:`read_through`)
+_resident_after = 0  # the process's resident pages of files just after the map was dropped
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _resident_files() -> int | None:
+    """Bytes of this process's resident pages of mapped files (``/proc/self/statm``'s
+    shared pages), or None where there is no such file (not Linux)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[2]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def database_file(conn: sqlite3.Connection) -> str | None:
@@ -137,21 +151,29 @@ def unmap() -> None:
     reader reads most of the crawl over a run. Between two statements: while one still
     holds pages of the map (a job that failed reading), SQLite leaves the map as it is.
     Best effort: an error here is not the job's."""
-    global _mapped
+    global _mapped, _resident_after
     _mapped = 0
     if _reader is not None:
         with suppress(sqlite3.Error):
             _reader.execute("PRAGMA mmap_size = 0")
             _reader.execute(f"PRAGMA mmap_size = {READER_MAP}")
+    _resident_after = _resident_files() or 0
 
 
 def read_through(nbytes: int) -> None:
-    """Count ``nbytes`` more read through the worker's map, between two statements (none
-    reading): the map is dropped once they pass :data:`MAP_BYTES` (a job that reads a
-    slice of texts larger than that)."""
+    """Count ``nbytes`` more of cells read through the worker's map, between two statements
+    (none reading): the map is dropped once they pass :data:`MAP_BYTES` (a job that reads
+    a slice of pages larger than that), or once the process's resident pages of mapped
+    files grew by that much since it was last dropped, where Linux tells them (a page
+    read through the map brings its neighbours in the page cache into the process's
+    resident memory with it: for pages read here and there, many times their bytes)."""
     global _mapped
     _mapped += nbytes
     if _mapped >= MAP_BYTES:
+        unmap()
+        return
+    resident = _resident_files()
+    if resident is not None and resident - _resident_after >= MAP_BYTES:
         unmap()
 
 
