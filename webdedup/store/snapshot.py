@@ -46,12 +46,12 @@ _reader: sqlite3.Connection | None = None
 #: and a checkpoint never moves or truncates pages a reader's snapshot still reads; an I/O
 #: error of the disk under the map ends the worker (a signal, not an error SQLite could
 #: report): ``--workers 1`` reads without readers, and so without a map. The map is
-#: dropped after each job (:func:`unmap`), and within a job once it read about
+#: dropped after each job (:func:`unmap`), and within a staging job once it read about
 #: :data:`MAP_BYTES` through it (:func:`read_through`).
 READER_MAP = 2**40
-#: Bytes of cells a reader reads through its map before it drops it (:func:`read_through`):
-#: about the resident pages of the file a reader holds at most (with the pages of the
-#: B-tree above those cells and the rows that share their pages).
+#: Bytes of cells a reader reads through its map, or of its resident pages of mapped files
+#: grown meanwhile, before it drops the map (:func:`read_through`): about the resident
+#: pages of the file a staging job holds at most, plus what its last look-up brought.
 MAP_BYTES = 32 << 20
 _mapped = 0  # bytes read through the map since it was last dropped (:func:`read_through`)
 _resident_after = 0  # the process's resident pages of files just after the map was dropped
