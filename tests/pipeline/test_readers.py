@@ -410,8 +410,8 @@ def test_readers_read_through_a_map_of_the_file_dropped_after_each_job(tmp_path)
         assert all(after - before > 0.8 * text / 1024 for before, after in runs)
 
 
-def _staged_growth(path: Path, ids: np.ndarray, kind: str,
-                   slice_path: Path) -> tuple[int, int]:
+def _staged_growth(path: Path, ids: np.ndarray, kind: str, slice_path: Path,
+                   monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
     """Stage ``ids`` in this process as a reader would (its reader opened here, closed
     after), from a first drop of the map on: (KiB the resident pages of mapped files grew
     by, texts staged)."""
@@ -421,6 +421,8 @@ def _staged_growth(path: Path, ids: np.ndarray, kind: str,
     from webdedup.store.layout import Layout
 
     compiled().warm_up()  # (numba's libraries mapped before, not counted here)
+    monkeypatch.setattr(snapshot, "_mapped", 0)  # (put back after: this process's counts)
+    monkeypatch.setattr(snapshot, "_resident_after", 0)
     started = Array("i", 2)
     snapshot.open_reader(str(path), 5.0, started)
     try:
@@ -445,8 +447,9 @@ def test_a_staging_job_drops_the_map_as_it_reads(tmp_path, monkeypatch):
     path = tmp_path / "crawl.sqlite"
     _texts_db(path)
     monkeypatch.setattr(snapshot, "MAP_BYTES", 4 << 20)
+    monkeypatch.setattr(snapshot, "_resident_files", lambda: None)  # (the cells alone)
     grown, staged = _staged_growth(path, np.arange(1, 6001, dtype=np.int64), "text",
-                                   tmp_path / "slice")
+                                   tmp_path / "slice", monkeypatch)
     assert staged == 6000  # every text staged
     # (48 MB of texts read; held: under MAP_BYTES and a look-up's pages more)
     assert grown < 12 << 10
@@ -463,7 +466,8 @@ def test_a_staging_job_drops_the_map_by_its_resident_pages(tmp_path, monkeypatch
     monkeypatch.setattr(snapshot, "MAP_BYTES", 4 << 20)
     monkeypatch.setattr(staging, "_cells", lambda page: 0)
     every_other = np.arange(1, 6001, 2, dtype=np.int64)
-    grown, staged = _staged_growth(path, every_other, "sketch", tmp_path / "slice")
+    grown, staged = _staged_growth(path, every_other, "sketch", tmp_path / "slice",
+                                   monkeypatch)
     assert staged == 3000
     # (the pages of 48 MB of texts read through the map; held: MAP_BYTES and what one
     # look-up of LOOKUP_CHUNK pages brings)

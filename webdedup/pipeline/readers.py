@@ -62,7 +62,8 @@ class Readers:
     def map(self, fn: Callable[..., T], jobs: Iterable[tuple[Any, ...]]) -> Iterator[T]:
         """``fn(*job)`` for each job in a worker (``fn`` at module level), in job order;
         after each, the worker's map of the database dropped (:func:`~webdedup.store.
-        snapshot.unmap`: its resident memory holds about one job's pages of the file)."""
+        snapshot.unmap`: its resident memory holds about one job's pages of the file, a staging
+        job's about ``MAP_BYTES``)."""
         return self.pool.map(_then_unmap, ((fn, *job) for job in jobs))
 
     def close(self, stopping: BaseException | None = None) -> None:

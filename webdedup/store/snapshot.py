@@ -28,7 +28,7 @@ Example::
 
 from __future__ import annotations
 
-import os
+import mmap
 import sqlite3
 import time
 from contextlib import suppress
@@ -47,7 +47,8 @@ _reader: sqlite3.Connection | None = None
 #: error of the disk under the map ends the worker (a signal, not an error SQLite could
 #: report): ``--workers 1`` reads without readers, and so without a map. The map is
 #: dropped after each job (:func:`unmap`), and within a staging job once it read about
-#: :data:`MAP_BYTES` through it (:func:`read_through`).
+#: :data:`MAP_BYTES` through it or its resident pages of mapped files grew by as much
+#: (:func:`read_through`).
 READER_MAP = 2**40
 #: Bytes of cells a reader reads through its map, or of its resident pages of mapped files
 #: grown meanwhile, before it drops the map (:func:`read_through`): about the resident
@@ -55,12 +56,13 @@ READER_MAP = 2**40
 MAP_BYTES = 32 << 20
 _mapped = 0  # bytes read through the map since it was last dropped (:func:`read_through`)
 _resident_after = 0  # the process's resident pages of files just after the map was dropped
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_PAGE = mmap.PAGESIZE
 
 
 def _resident_files() -> int | None:
-    """Bytes of this process's resident pages of mapped files (``/proc/self/statm``'s
-    shared pages), or None where there is no such file (not Linux)."""
+    """Bytes of this process's resident pages of mapped files and shared memory
+    (``/proc/self/statm``'s shared pages), or None where there is no such file (not
+    Linux)."""
     try:
         with open("/proc/self/statm", "rb") as statm:
             return int(statm.read().split()[2]) * _PAGE
@@ -130,6 +132,7 @@ def open_reader(path: str, busy_timeout: float, started: SynchronizedArray) -> N
         conn.execute("BEGIN")
         conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()  # the snapshot starts
         _reader = conn
+        unmap()  # (its counts start here, not where the process that forked it left them)
         done = 0
     except sqlite3.Error:
         done = 1
