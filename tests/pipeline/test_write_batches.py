@@ -401,33 +401,41 @@ def test_no_checkpoint_on_a_connection_the_caller_passed_in(tmp_path, monkeypatc
     assert not made  # nor on a connection of its own
 
 
+def _todo(rows: int):
+    """A TEMP table of ``rows`` ids to walk in batches, its connection, a run context with a
+    ``write_lock`` of 1 s and a writer: what ``_batches`` takes, without a database."""
+    from types import SimpleNamespace
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TEMP TABLE todo (id INTEGER PRIMARY KEY)")
+    conn.executemany("INSERT INTO temp.todo VALUES (?)", ((i,) for i in range(rows)))
+    ctx = SimpleNamespace(conn=conn, config=Config(write_lock=1.0), on_phase=None,
+                          total_pages=rows)
+    return conn, ctx, SimpleNamespace(ctx=ctx, generation=None)
+
+
 def test_a_fast_batch_does_not_size_the_next_past_the_slow_ones(monkeypatch):
     """Batches are sized from the slowest time a row of the last few: one fast batch (the
     WAL just checkpointed) does not double the next into a slow stretch. A clock of our own
     makes it exact: each batch "takes" its rows times a cost that drops to half every
     seventh batch."""
     from contextlib import contextmanager
-    from types import SimpleNamespace
 
     from webdedup.pipeline import phase5_write_back as wb
 
-    conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE TEMP TABLE todo (id INTEGER PRIMARY KEY)")
-    conn.executemany("INSERT INTO temp.todo VALUES (?)", ((i,) for i in range(400_000)))
-    ctx = SimpleNamespace(conn=conn, config=Config(write_lock=1.0), on_phase=None,
-                          total_pages=400_000)
-    writer = SimpleNamespace(ctx=ctx, generation=None)
+    conn, ctx, writer = _todo(400_000)
     held: list[float] = []
     cost = 1e-4  # seconds a row
 
     class Spacer:
-        batch: list[int] = []
+        batch: list[int] = []  # the rows of the transaction's pieces
 
         @contextmanager
         def transaction(self, step):
             took = wb._Took()
             yield took
-            rows = self.batch.pop()
+            rows = sum(self.batch)
+            self.batch.clear()
             fast = len(held) % 7 == 6
             took.seconds = rows * cost * (0.5 if fast else 1.0)
             held.append(took.seconds)
@@ -444,6 +452,44 @@ def test_a_fast_batch_does_not_size_the_next_past_the_slow_ones(monkeypatch):
     assert len(held) > 20
     aim = wb.BATCH_AIM * ctx.config.write_lock
     assert max(held) <= 1.05 * aim, max(held)
+
+
+def test_a_batch_ends_early_when_the_disk_slows_down_under_it(monkeypatch):
+    """A batch is sized from the ones before it; when writing gets ten times slower in the
+    middle of one, it stops after the piece that showed it (the rest goes to the next
+    batch), so the lock is held about ``write_lock`` at most, not ten times the aim; and
+    every row is written once. A clock of our own: each piece "takes" its rows times a cost
+    that grows tenfold once 30,000 rows are written (and again at 200,000)."""
+    from contextlib import contextmanager
+
+    from webdedup.pipeline import phase5_write_back as wb
+
+    conn, ctx, writer = _todo(400_000)
+    now = [0.0]
+    written: list[int] = []
+    held: list[float] = []
+    monkeypatch.setattr(wb, "_clock", lambda: now[0])
+    monkeypatch.setattr(wb, "_row_bytes", lambda ctx: 3_000.0)
+
+    class Spacer:
+        @contextmanager
+        def transaction(self, step):
+            took, start = wb._Took(), now[0]
+            yield took
+            took.seconds = now[0] - start
+            held.append(took.seconds)
+
+    def write(condition, params):
+        ids = [r[0] for r in conn.execute(
+            "SELECT id FROM temp.todo WHERE id BETWEEN :lo AND :hi", params)]
+        cost = 1e-5 * (10 if len(written) >= 30_000 else 1) * (10 if len(written) >= 200_000
+                                                               else 1)
+        now[0] += len(ids) * cost
+        written.extend(ids)
+
+    wb._batches(writer, "todo", ("id",), Spacer(), write, step="annotations")
+    assert written == list(range(400_000))
+    assert max(held) <= 1.3 * ctx.config.write_lock, max(held)
 
 
 @pytest.mark.parametrize("nightly", [False, True])
