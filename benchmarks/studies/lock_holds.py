@@ -18,6 +18,13 @@ out included; a 4 KiB write may count a whole large folio, see
 times and the next batch's bounds; the gaps of seconds are the passive checkpoints.
 ``--jsonl FILE`` keeps the raw lines (time, step, held, rows, and the bytes counted before
 and after). A million pages take about five minutes here.
+
+``--in-place`` runs on the database given instead of a copy (one too large to copy: ten
+million pages are 31 GB), and ``--full`` makes that run full (``webdedup db --full``): on a
+database a run annotated already, a full run rewrites the state tables whole, in batches,
+and only the annotations that change.
+
+    python -m benchmarks.studies.lock_holds DB --in-place --full --step _webdedup_prepared
 """
 
 from __future__ import annotations
@@ -41,21 +48,30 @@ def written() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpus", type=Path, help="a pages database (copied, never written)")
-    parser.add_argument("--work", type=Path, required=True, help="where the copy goes")
+    parser.add_argument("corpus", type=Path,
+                        help="a pages database (copied, never written, unless --in-place)")
+    parser.add_argument("--work", type=Path, help="where the copy goes (not with --in-place)")
     parser.add_argument("--step", default="annotations", help="the step whose lines to print")
     parser.add_argument("--jsonl", type=Path, help="write every transaction here too")
     parser.add_argument("--write-lock", type=float, default=1.0, help="seconds (the default 1)")
+    parser.add_argument("--in-place", action="store_true",
+                        help="run on the database itself (it is annotated), not on a copy")
+    parser.add_argument("--full", action="store_true", help="a full run (webdedup db --full)")
     args = parser.parse_args(argv)
+    if (args.work is None) != args.in_place:
+        parser.error("give --work DIR (a copy is run on) or --in-place, not both")
 
     from webdedup import Config, Deduplicator
     from webdedup.pipeline import phase5_write_back as wb
 
-    args.work.mkdir(parents=True, exist_ok=True)
-    db = args.work / "lock-holds.sqlite"
-    for leftover in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):  # a copy of ours, no run open
-        leftover.unlink(missing_ok=True)
-    shutil.copy(args.corpus, db)
+    if args.in_place:
+        db = args.corpus
+    else:
+        args.work.mkdir(parents=True, exist_ok=True)
+        db = args.work / "lock-holds.sqlite"
+        for leftover in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):  # a copy of ours, no run open
+            leftover.unlink(missing_ok=True)
+        shutil.copy(args.corpus, db)
 
     lines: list[tuple[float, str, float, int, int, int]] = []
     hold = wb._Writer.hold
@@ -72,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     wb._Writer.hold = timed  # type: ignore[method-assign]
     try:
         started = time.perf_counter()
-        result = Deduplicator(config=Config(write_lock=args.write_lock)).run_on_db(db)
+        result = Deduplicator(config=Config(write_lock=args.write_lock)).run_on_db(
+            db, full=args.full)
     finally:
         wb._Writer.hold = hold  # type: ignore[method-assign]
     wall = time.perf_counter() - started

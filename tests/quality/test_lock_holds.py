@@ -27,3 +27,25 @@ def test_every_write_transaction_is_a_line(tmp_path, capsys):
     assert [int(rows.replace(",", "")) for _, rows in printed] == [r[3] for r in annotations]
     total = re.search(r"all holds ([\d.]+) s in (\d+) transactions", out)
     assert total and int(total[2]) == len(raw) > len(annotations)
+
+
+def test_a_full_run_in_place_rewrites_the_state_alone(tmp_path, capsys):
+    """``--in-place --full`` on a database a run annotated: the state tables are copied
+    again in batches, and no annotation is rewritten (none changes: the annotations' batches
+    change no row)."""
+    texts = [t["text"] for t in real_texts(limit=40)]
+    pages = [make_page(f"https://a{i % 4}.example/p{i}", t) for i, t in enumerate(texts)]
+    db = write_pages(tmp_path / "crawl.sqlite", pages)
+    lines = tmp_path / "holds.jsonl"
+    args = [str(db), "--in-place", "--write-lock", "1e-9", "--jsonl", str(lines)]
+    assert lock_holds.main(args) == 0  # the first run, on the database itself
+    first = [json.loads(line) for line in lines.read_text().splitlines()]
+    assert sum(r[3] for r in first if r[1] == "annotations") == len(pages)
+    capsys.readouterr()
+    assert lock_holds.main([*args, "--full", "--step", "_webdedup_prepared"]) == 0
+    again = [json.loads(line) for line in lines.read_text().splitlines()]
+    assert sum(r[3] for r in again if r[1] == "annotations") == 0
+    copied = [r for r in again if r[1] == "_webdedup_prepared"]
+    assert len(copied) > 1 and sum(r[3] for r in copied) >= len(pages)
+    printed = re.findall(r"^ +[\d.]+ +[\d.]+ +([\d,]+) +[\d.]+$", capsys.readouterr().out, re.M)
+    assert [int(rows.replace(",", "")) for rows in printed] == [r[3] for r in copied]
