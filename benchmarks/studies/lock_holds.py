@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import time
 from collections.abc import Iterator
@@ -93,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         wb._Writer.hold = hold  # type: ignore[method-assign]
     wall = time.perf_counter() - started
+    peaks = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+             resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
     if args.jsonl:
         with args.jsonl.open("w") as f:
             for line in lines:
@@ -121,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         f" s, longest hold {max(line[2] for line in lines):.3f} s, all holds "
         f"{sum(line[2] for line in lines):.1f} s in {len(lines)} transactions; "
         f"{(lines[-1][5] - lines[0][4]) / 2**20:,.0f} MiB written from the first to the last, "
-        f"database {db.stat().st_size / 2**20:,.0f} MiB"
+        f"database {db.stat().st_size / 2**20:,.0f} MiB; peak {peaks[0]:,.0f} MiB (the largest "
+        f"worker {peaks[1]:,.0f} MiB)"
     )
     return 0
 

@@ -490,6 +490,12 @@ def test_a_batch_ends_early_when_the_disk_slows_down_under_it(monkeypatch):
     wb._batches(writer, "todo", ("id",), Spacer(), write, step="annotations")
     assert written == list(range(400_000))
     assert max(held) <= 1.3 * ctx.config.write_lock, max(held)
+    # the batches after a slow one are sized from its slow pieces (shrinking at most
+    # fourfold a batch): shorter at once, and about the aim again by the second
+    aim = wb.BATCH_AIM * ctx.config.write_lock
+    slow = [i for i, h in enumerate(held[:-2]) if h > 1.05 * aim]
+    assert slow and all(held[i + 1] < held[i] for i in slow), held
+    assert all(held[i + 2] <= 1.05 * aim for i in slow if i + 1 not in slow), held
 
 
 @pytest.mark.parametrize("nightly", [False, True])
@@ -555,3 +561,71 @@ def test_each_batch_of_annotations_is_read_before_it_takes_the_lock(tmp_path, mo
     conn.close()
     assert plan == ["SEARCH w USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)",
                     "SEARCH p USING INTEGER PRIMARY KEY (rowid=?)"], plan
+
+
+@pytest.mark.parametrize("multi", [False, True])
+def test_batches_ended_early_write_every_key_once_and_clear_every_range(monkeypatch, multi):
+    """Batches of several pieces, some ended early by pieces made slow at random: every key
+    of the TEMP table is written once, in order, and the ranges ``clear`` gets cover every
+    key there may be (below the first, between two, above the last) exactly once; one key or
+    two (a text and an integer, as the state tables' copies walk them)."""
+    import random
+    from contextlib import contextmanager
+    from types import SimpleNamespace
+
+    from webdedup.pipeline import phase5_write_back as wb
+
+    rnd = random.Random(7)
+    conn = sqlite3.connect(":memory:")
+    if multi:
+        key: tuple[str, ...] = ("h", "id")
+        keys = sorted({(rnd.choice(["", "a", "b", "bb"]), rnd.randrange(-50, 10**6))
+                       for _ in range(6_000)})
+        conn.execute("CREATE TEMP TABLE todo (h TEXT, id INTEGER, PRIMARY KEY (h, id))")
+        probes = sorted(set(keys) | {(h, i + d) for h, i in keys for d in (-1, 1)}
+                        | {("", -(10**9)), ("c", 0), ("bb\0", 5)})
+    else:
+        key = ("id",)
+        keys = sorted((k,) for k in rnd.sample(range(-(10**6), 10**7), 6_000))
+        conn.execute("CREATE TEMP TABLE todo (id INTEGER PRIMARY KEY)")
+        probes = sorted(set(keys) | {(k[0] + d,) for k in keys for d in (-1, 1)}
+                        | {(-(2**63),), (2**63 - 1,)})
+    marks = ", ".join("?" * len(key))
+    conn.executemany(f"INSERT INTO temp.todo VALUES ({marks})", keys)
+    conn.execute(f"CREATE TEMP TABLE probes ({', '.join(key)})")
+    conn.executemany(f"INSERT INTO temp.probes VALUES ({marks})", probes)
+    ctx = SimpleNamespace(conn=conn, config=Config(write_lock=1.0), on_phase=None,
+                          total_pages=len(keys))
+    now = [0.0]
+    monkeypatch.setattr(wb, "_clock", lambda: now[0])
+    monkeypatch.setattr(wb, "_row_bytes", lambda ctx: 30.0)  # large first batches
+    cols = ", ".join(key)
+    written: list[tuple] = []
+    cleared: dict[tuple, int] = {}
+    pieces: list[int] = []
+    held: list[float] = []
+
+    class Spacer:
+        @contextmanager
+        def transaction(self, step):
+            took, start = wb._Took(), now[0]
+            pieces.append(0)
+            yield took
+            took.seconds = now[0] - start
+            held.append(took.seconds)
+
+    def write(condition, params):
+        rows = conn.execute(f"SELECT {cols} FROM temp.todo WHERE {condition}", params).fetchall()
+        written.extend(rows)
+        pieces[-1] += 1
+        now[0] += len(rows) * (1e-3 if rnd.random() < 0.3 else 1e-5)
+
+    def clear(condition, params):
+        for row in conn.execute(f"SELECT {cols} FROM temp.probes WHERE {condition}", params):
+            cleared[row] = cleared.get(row, 0) + 1
+
+    wb._batches(SimpleNamespace(ctx=ctx, generation=None), "todo", key, Spacer(), write,
+                clear=clear, step="copy")
+    assert written == keys
+    assert cleared == dict.fromkeys(probes, 1)
+    assert max(pieces) > 1 and len(set(pieces)) > 1  # batches of pieces, some ended early

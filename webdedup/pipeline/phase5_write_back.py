@@ -112,9 +112,9 @@ FIRST_BATCH = 2_000  # rows: the largest first batch of a table, before any was 
 #: Pieces a batch is written in, each its own statement in the batch's transaction: before
 #: each piece after the first, the batch ends early (the rest goes to the next one) when one
 #: more piece at the pace of the ones before would hold the lock past ``write_lock``. A
-#: batch is sized from the batches before it; when the disk slows down in the middle of one
-#: it held the lock as many times its aim as the disk slowed (at ten million pages, one batch
-#: of a state table's copy held it 2.13 s where the batches aimed at 0.4 s).
+#: batch is sized from the batches before it; if the disk slows down in the middle of one, it
+#: holds the lock as many times its aim as the disk slowed. (The commit is not foreseen: it
+#: writes into the WAL what the pieces left in SQLite's cache.)
 PIECES = 4
 _clock = time.perf_counter  # what the pieces are timed with (a test's clock in tests)
 _LOWEST, _HIGHEST = -(2**63), 2**63 - 1  # the smallest and largest rowid SQLite allows
@@ -568,7 +568,7 @@ def _batches(
     """Walk ``temp.<temp>`` in ``key`` order a batch at a time, each batch written by
     ``write(condition, parameters)`` inside its own timed write transaction (``spacer``).
 
-    The parameters also carry the batch's bounds as ``:lo`` and ``:hi`` (both inclusive) when
+    The parameters also carry the piece's bounds as ``:lo`` and ``:hi`` (both inclusive) when
     ``key`` is one integer (the ``write_back`` statement's form).
     ``first()`` runs in the first batch's transaction (in one of its own when there is no
     row). ``clear(condition, parameters)``, before each ``write``, gets the piece's key range
@@ -580,7 +580,9 @@ def _batches(
     (eightfold while batches take under a twentieth of that). A batch is written in
     :data:`PIECES` statements and ends early when the next piece, at the pace of the ones
     before it, would hold the lock past ``write_lock``: ``clear`` and ``write`` get a piece's
-    range and bounds, and the next batch starts after the last piece written. ``step`` names
+    range and bounds, and the next batch starts after the last piece written. A batch's time
+    a row is its own or its slowest piece's, whichever is longer. The pieces' bounds are
+    found before the lock. ``step`` names
     the transactions in the run's lock timings (``temp`` if not given). ``warm(parameters)``,
     when given, runs before each batch's transaction, outside it, with the whole batch's
     bounds (:func:`_warm_rows_sql`).
@@ -629,26 +631,35 @@ def _batches(
             ctx.on_phase("write_batch")
         if warm is not None:
             warm(span(after, rows)[1])
-        piece = max(MIN_BATCH, -(-rows // PIECES))
-        done, end = 0, False
+        # the pieces' bounds before the lock: a walk of the TEMP table, whose pages may be
+        # read from the disk (those of the pieces not written are dropped)
+        pieces: list[tuple[int, str, dict[str, object], tuple[object, ...] | None]] = []
+        start_at, left = after, rows
+        size = max(MIN_BATCH, -(-rows // PIECES))
+        while left > 0 and (not pieces or pieces[-1][3] is not None):
+            n = min(size, left)
+            pieces.append((n, *span(start_at, n)))
+            start_at, left = pieces[-1][3], left - n
+        done, end, slowest = 0, False, 0.0  # slowest: seconds a row of the slowest piece
         with spacer.transaction(step) as took:
             start = _clock()
             _check(writer)
             if first is not None and after is None:
                 first()
-            while not end and done < rows:
-                n = min(piece, rows - done)
-                if done and (_clock() - start) * (done + n) / done > target:
+            for n, within, params, upto in pieces:
+                before = _clock()
+                if done and (before - start) * (done + n) / done > target:
                     break  # one more piece at this batch's pace would hold the lock too long
-                within, params, upto = span(after, n)
                 if clear is not None:
                     clear(within, params)
                 write(f"{within} ORDER BY {cols}", params)
+                slowest = max(slowest, (_clock() - before) / n)
                 done += n
                 end, after = upto is None, upto
         if end:
             return
-        per_row.append(max(took.seconds, 1e-6) / done)
+        # the batch's time a row, or its slowest piece's if slower (the pace it ended at)
+        per_row.append(max(took.seconds / done, slowest, 1e-6 / done))
         aim = BATCH_AIM * target / (max(per_row) * done)
         rows = max(MIN_BATCH, int(done * min(8.0 if aim > 12 else 2.0, max(0.25, aim))))
 
