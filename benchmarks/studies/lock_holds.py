@@ -6,18 +6,20 @@ write lock held at most about ``--write-lock`` at a time).
         ~/.cache/webdedup-bench/corpus-1000000-seed1-short-fresh.sqlite --work DIR
 
 Copies the corpus into ``DIR`` and runs a first ``webdedup db`` pass on the copy
-(``Deduplicator`` with its defaults, ``--write-lock`` 1 s unless given), with each write transaction
-(``phase5_write_back._Writer.hold``) timed and its rows counted (``total_changes``). Prints
-each transaction of the step given by ``--step`` (default: the annotations of ``pages``) —
-seconds from the start of the write-back, the lock held, rows, microseconds a row — and a
-summary of every step: transactions, the longest hold, all holds, and the bytes the process
-wrote in its transactions and after each (until the next: the passive checkpoints,
-``CHECKPOINT_AFTER``), as Linux counts them (``/proc/self/io``, TEMP pages never written
-out included; a 4 KiB write may count a whole large folio, see
-``benchmarks/studies/dirty_folios.py``). Between two lines there are a pause (0.15 s) at
-times and the next batch's bounds; the gaps of seconds are the passive checkpoints.
-``--jsonl FILE`` keeps the raw lines (time, step, held, rows, and the bytes counted before
-and after). A million pages take about five minutes here.
+(``Deduplicator`` with its defaults, ``--write-lock`` 1 s unless given), with each write
+transaction (``phase5_write_back._Writer.hold``) timed and its rows counted
+(``total_changes``). Prints each transaction of the step given by ``--step`` (default: the
+annotations of ``pages``) — seconds from the start of the write-back, the lock held, rows,
+microseconds a row, and how much of the hold was the commit (the pages it changed written into
+the WAL, without a sync under ``synchronous = NORMAL``) — and a summary of every step:
+transactions, the longest hold, all holds, and the bytes the process wrote in its transactions
+and after each (until the next: the passive checkpoints, ``CHECKPOINT_AFTER``), as Linux counts
+them (``/proc/self/io``, TEMP pages never written out included; a 4 KiB write may count a whole
+large folio, see ``benchmarks/studies/dirty_folios.py``). Between two lines there are a pause
+(0.15 s) at times and the next batch's bounds; the gaps of seconds are the passive checkpoints.
+``--jsonl FILE`` keeps the raw lines (time, step, held, rows, the bytes counted before and
+after, and the seconds of the hold its commit took). A million pages take about five minutes
+here.
 
 ``--in-place`` runs on the database given instead of a copy (one too large to copy: ten
 million pages are 31 GB), and ``--full`` makes that run full (``webdedup db --full``): on a
@@ -74,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             leftover.unlink(missing_ok=True)
         shutil.copy(args.corpus, db)
 
-    lines: list[tuple[float, str, float, int, int, int]] = []
+    lines: list[tuple[float, str, float, int, int, int, float]] = []
     hold = wb._Writer.hold
 
     @contextmanager
@@ -82,9 +84,12 @@ def main(argv: list[str] | None = None) -> int:
         before, changes, wrote = len(self.holds), self.ctx.conn.total_changes, written()
         with hold(self, step):
             yield
+            written_out = time.perf_counter()  # what is left of the hold is the commit
         if len(self.holds) > before:
             rows = self.ctx.conn.total_changes - changes
-            lines.append((time.perf_counter(), step, self.holds[-1], rows, wrote, written()))
+            commit = time.perf_counter() - written_out
+            lines.append((time.perf_counter(), step, self.holds[-1], rows, wrote, written(),
+                          commit))
 
     wb._Writer.hold = timed  # type: ignore[method-assign]
     try:
@@ -104,21 +109,23 @@ def main(argv: list[str] | None = None) -> int:
         print("the write went in one transaction (a write under --write-lock)")
         return 0
     zero = lines[0][0] - lines[0][2]
-    print(f"{args.step}: at (s), held (s), rows, us a row")
-    for at, step, held, rows, _, _ in lines:
+    print(f"{args.step}: at (s), held (s), rows, us a row, of the hold the commit (s)")
+    for at, step, held, rows, _, _, commit in lines:
         if step == args.step:
-            print(f"{at - zero:8.2f} {held:7.3f} {rows:9,} {1e6 * held / max(rows, 1):7.1f}")
+            print(f"{at - zero:8.2f} {held:7.3f} {rows:9,} {1e6 * held / max(rows, 1):7.1f}"
+                  f" {commit:7.3f}")
     # the bytes between two transactions (the passive checkpoints) go to the step before
     gaps = [nxt[4] - line[5] for line, nxt in zip(lines, lines[1:], strict=False)] + [0]
     print("\nstep: transactions, longest hold, all holds (s), MiB written in them and after them"
-          " (as Linux counts them: benchmarks/studies/dirty_folios.py)")
+          " (as Linux counts them: benchmarks/studies/dirty_folios.py), the longest commit (s)")
     for step in dict.fromkeys(line[1] for line in lines):
         mine = [i for i, line in enumerate(lines) if line[1] == step]
         held = [lines[i][2] for i in mine]
         inside = sum(lines[i][5] - lines[i][4] for i in mine) / 2**20
         after = sum(gaps[i] for i in mine) / 2**20
+        commit = max(lines[i][6] for i in mine)
         print(f"{step:28} {len(held):4} {max(held):7.3f} {sum(held):8.2f} {inside:9,.0f}"
-              f" {after:9,.0f}")
+              f" {after:9,.0f} {commit:7.3f}")
     print(
         f"\nrun {wall:.0f} s, {result.pages:,} pages; write-back {result.timings['write_back']:.1f}"
         f" s, longest hold {max(line[2] for line in lines):.3f} s, all holds "

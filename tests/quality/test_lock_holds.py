@@ -23,8 +23,10 @@ def test_every_write_transaction_is_a_line(tmp_path, capsys):
     raw = [json.loads(line) for line in lines.read_text().splitlines()]
     annotations = [r for r in raw if r[1] == "annotations"]
     assert len(annotations) > 1 and sum(r[3] for r in annotations) == len(pages)
-    printed = re.findall(r"^ +[\d.]+ +([\d.]+) +([\d,]+) +[\d.]+$", out, re.M)
-    assert [int(rows.replace(",", "")) for _, rows in printed] == [r[3] for r in annotations]
+    printed = re.findall(r"^ +[\d.]+ +([\d.]+) +([\d,]+) +[\d.]+ +([\d.]+)$", out, re.M)
+    assert [int(rows.replace(",", "")) for _, rows, _ in printed] == [r[3] for r in annotations]
+    # the commit is a part of the hold
+    assert all(0 <= r[6] <= r[2] + 1e-3 for r in raw) and any(r[6] > 0 for r in raw)
     total = re.search(r"all holds ([\d.]+) s in (\d+) transactions", out)
     assert total and int(total[2]) == len(raw) > len(annotations)
 
@@ -47,5 +49,6 @@ def test_a_full_run_in_place_rewrites_the_state_alone(tmp_path, capsys):
     assert sum(r[3] for r in again if r[1] == "annotations") == 0
     copied = [r for r in again if r[1] == "_webdedup_prepared"]
     assert len(copied) > 1 and sum(r[3] for r in copied) >= len(pages)
-    printed = re.findall(r"^ +[\d.]+ +[\d.]+ +([\d,]+) +[\d.]+$", capsys.readouterr().out, re.M)
+    printed = re.findall(r"^ +[\d.]+ +[\d.]+ +([\d,]+) +[\d.]+ +[\d.]+$",
+                         capsys.readouterr().out, re.M)
     assert [int(rows.replace(",", "")) for rows in printed] == [r[3] for r in copied]
