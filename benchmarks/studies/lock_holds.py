@@ -120,11 +120,11 @@ def main(argv: list[str] | None = None) -> int:
           " (as Linux counts them: benchmarks/studies/dirty_folios.py), the longest commit (s)")
     for step in dict.fromkeys(line[1] for line in lines):
         mine = [i for i, line in enumerate(lines) if line[1] == step]
-        held = [lines[i][2] for i in mine]
+        holds = [lines[i][2] for i in mine]
         inside = sum(lines[i][5] - lines[i][4] for i in mine) / 2**20
         after = sum(gaps[i] for i in mine) / 2**20
         commit = max(lines[i][6] for i in mine)
-        print(f"{step:28} {len(held):4} {max(held):7.3f} {sum(held):8.2f} {inside:9,.0f}"
+        print(f"{step:28} {len(holds):4} {max(holds):7.3f} {sum(holds):8.2f} {inside:9,.0f}"
               f" {after:9,.0f} {commit:7.3f}")
     print(
         f"\nrun {wall:.0f} s, {result.pages:,} pages; write-back {result.timings['write_back']:.1f}"
