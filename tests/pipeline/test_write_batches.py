@@ -498,6 +498,49 @@ def test_a_batch_ends_early_when_the_disk_slows_down_under_it(monkeypatch):
     assert all(held[i + 2] <= 1.05 * aim for i in slow if i + 1 not in slow), held
 
 
+def test_a_batch_is_warmed_whole_before_its_pieces(monkeypatch):
+    """``warm`` gets the whole batch's ``:lo`` and ``:hi`` (from its first piece's to its
+    last's), once a batch, before its transaction. A clock of our own: a row "takes" 10 us,
+    so the batches grow and none ends early."""
+    from contextlib import contextmanager
+
+    from webdedup.pipeline import phase5_write_back as wb
+
+    conn, ctx, writer = _todo(100_000)
+    now = [0.0]
+    events: list[tuple] = []
+    monkeypatch.setattr(wb, "_clock", lambda: now[0])
+    monkeypatch.setattr(wb, "_row_bytes", lambda ctx: 3_000.0)
+
+    class Spacer:
+        @contextmanager
+        def transaction(self, step):
+            took, start = wb._Took(), now[0]
+            events.append(("begin",))
+            yield took
+            took.seconds = now[0] - start
+            events.append(("end",))
+
+    def write(condition, params):
+        (rows,) = conn.execute("SELECT count(*) FROM temp.todo WHERE id BETWEEN :lo AND :hi",
+                               params).fetchone()
+        now[0] += rows * 1e-5
+        events.append(("write", params["lo"], params["hi"]))
+
+    wb._batches(writer, "todo", ("id",), Spacer(), write, step="annotations",
+                warm=lambda params: events.append(("warm", params["lo"], params["hi"])))
+    batches = []  # (the warmed range, the pieces' ranges)
+    for kind, *bounds in events:
+        if kind == "warm":
+            batches.append((tuple(bounds), []))
+        elif kind == "write":
+            batches[-1][1].append(tuple(bounds))
+    assert len(batches) == sum(kind == "begin" for kind, *_ in events) > 2
+    assert all(len(pieces) == wb.PIECES for _, pieces in batches[:-1]), batches
+    for (lo, hi), pieces in batches:
+        assert (lo, hi) == (pieces[0][0], pieces[-1][1]), (lo, hi, pieces)
+
+
 @pytest.mark.parametrize("nightly", [False, True])
 def test_each_batch_of_annotations_is_read_before_it_takes_the_lock(tmp_path, monkeypatch,
                                                                      nightly):

@@ -585,7 +585,7 @@ def _batches(
     found before the lock. ``step`` names
     the transactions in the run's lock timings (``temp`` if not given). ``warm(parameters)``,
     when given, runs before each batch's transaction, outside it, with the whole batch's
-    bounds (:func:`_warm_rows_sql`).
+    ``:lo`` and ``:hi`` (:func:`_warm_rows_sql`; an integer key's).
     """
     step = step or temp
     ctx = writer.ctx
@@ -629,8 +629,6 @@ def _batches(
     while True:
         if ctx.on_phase is not None:  # between two transactions (the tests kill here)
             ctx.on_phase("write_batch")
-        if warm is not None:
-            warm(span(after, rows)[1])
         # the pieces' bounds before the lock: a walk of the TEMP table, whose pages may be
         # read from the disk (those of the pieces not written are dropped)
         pieces: list[tuple[int, str, dict[str, object], tuple[object, ...] | None]] = []
@@ -640,6 +638,8 @@ def _batches(
             n = min(size, left)
             pieces.append((n, *span(start_at, n)))
             start_at, left = pieces[-1][3], left - n
+        if warm is not None:  # the whole batch: from its first piece's :lo to its last's :hi
+            warm({"lo": pieces[0][2].get("lo"), "hi": pieces[-1][2].get("hi")})
         done, end, slowest = 0, False, 0.0  # slowest: seconds a row of the slowest piece
         with spacer.transaction(step) as took:
             start = _clock()
