@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
@@ -333,6 +334,17 @@ def test_the_write_back_walks_the_rows_it_writes_not_the_table(tmp_path, analyze
     assert plan[1] == "SEARCH pages USING INTEGER PRIMARY KEY (rowid=?)", plan
 
 
+def wal_watch(path: Path, wal: dict[str, int], name: str) -> Callable[[str], None]:
+    """An ``on_phase`` that keeps in ``wal[name]`` the largest size of ``path``'s WAL
+    between two batches (``stat``: no descriptor of the file is opened)."""
+
+    def between(phase: str) -> None:
+        if phase == "write_batch":
+            wal[name] = max(wal.get(name, 0), Path(f"{path}-wal").stat().st_size)
+
+    return between
+
+
 def test_a_batched_write_checkpoints_between_batches_so_the_wal_stays_small(
     tmp_path, monkeypatch, checkpoints_made
 ):
@@ -350,18 +362,66 @@ def test_a_batched_write_checkpoints_between_batches_so_the_wal_stays_small(
     for name, on in (("never", False), ("every batch", True)):
         monkeypatch.setattr(phase5_write_back, "CHECKPOINTS", on)
         paths[name] = write_pages(tmp_path / f"{name}.sqlite", pages)
-
-        def between(phase: str, name: str = name) -> None:  # the WAL's size between batches
-            if phase == "write_batch":  # (stat: no descriptor of the file is opened)
-                size = Path(f"{paths[name]}-wal").stat().st_size
-                wal[name] = max(wal.get(name, 0), size)
-
+        between = wal_watch(paths[name], wal, name)
         result = Deduplicator(write_lock=TINY, on_phase=between).run_on_db(paths[name])
         assert result.phases["write_back"]["transactions"] > 10
     assert wal["every batch"] * 3 < wal["never"], wal
     assert len(made) == 1 and made[0] > 1, made  # checkpoints while the batches went on
     assert annotations(paths["every batch"]) == annotations(paths["never"])
     assert state(paths["every batch"]) == state(paths["never"])
+
+
+def test_once_its_room_is_written_a_batched_write_keeps_within_the_wal_file(
+    tmp_path, monkeypatch
+):
+    """Writing past the end of the WAL file costs the kernel several times what writing
+    over frames already in it does (at a million pages such commits were the write's
+    longest holds of the lock): once ``WAL_ROOM`` bytes are written since the last
+    catch-up, the write catches up before a batch that would write past the file's end, so
+    the file stays about the room's size (plus a batch). With no such rule (and no
+    catch-ups by time in either) the WAL grows with the rows rewritten."""
+    from webdedup.pipeline import phase5_write_back
+
+    if phase5_write_back._ThreadWrites.here() is None:
+        pytest.skip("no count of a thread's writes on this system (/proc/thread-self/io)")
+    pages = crawl(60)
+    room = 64 * 1024
+    monkeypatch.setattr(phase5_write_back, "CHECKPOINT_AFTER", float("inf"))
+    paths: dict[str, Path] = {}
+    wal: dict[str, int] = {}
+    for name, size in (("no room rule", 2**62), ("room", room)):
+        monkeypatch.setattr(phase5_write_back, "WAL_ROOM", size)
+        paths[name] = write_pages(tmp_path / f"{name}.sqlite", pages)
+        between = wal_watch(paths[name], wal, name)
+        result = Deduplicator(write_lock=TINY, on_phase=between).run_on_db(paths[name])
+        assert result.phases["write_back"]["transactions"] > 10
+    assert wal["no room rule"] > 8 * room, wal  # (else the test shows nothing)
+    assert wal["room"] < 3 * room, wal
+    assert annotations(paths["room"]) == annotations(paths["no room rule"])
+    assert state(paths["room"]) == state(paths["no room rule"])
+
+
+def test_a_thread_s_writes_are_counted_as_its_own():
+    """The meter the room rule reads counts the bytes the calling thread wrote, not
+    another thread's."""
+    from webdedup.pipeline.phase5_write_back import _ThreadWrites
+
+    meter = _ThreadWrites.here()
+    if meter is None:
+        pytest.skip("no count of a thread's writes on this system (/proc/thread-self/io)")
+    import os
+    import tempfile
+
+    with tempfile.TemporaryFile() as f:
+        before = meter.bytes()
+        os.write(f.fileno(), b"x" * 10_000)
+        mine = meter.bytes() - before
+        other = threading.Thread(target=lambda: os.write(f.fileno(), b"y" * 50_000))
+        before = meter.bytes()
+        other.start()
+        other.join()
+        theirs = meter.bytes() - before
+    assert mine >= 10_000 and theirs < 10_000, (mine, theirs)
 
 
 def test_a_failed_checkpoint_stops_the_run_with_its_error(tmp_path, monkeypatch):

@@ -21,6 +21,7 @@ timed from when it has the lock to its commit (``WriteBackResult.lock_seconds``)
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -108,6 +109,16 @@ BESIDE_CHECKPOINTS = 40
 #: Every 3 s instead of 5 changed neither the run's time nor its bytes written at three
 #: million pages (when the checkpoints were made there, on the run's connection).
 CHECKPOINT_AFTER = 5.0
+#: Bytes of WAL the write may fill between two catch-ups before it keeps within the WAL
+#: file's size: once this much is written, the write catches up before a batch that would
+#: write past the end of the file (as the batches before it wrote: :class:`_ThreadWrites`).
+#: Writing past the end costs the kernel several times the CPU of writing over frames
+#: already in the file (a WAL frame is 24 bytes longer than a page, so every frame
+#: appended starts a block that must be zeroed first): at a million pages a commit that
+#: grew the WAL took 0.3-0.65 s, one of the same size within it 0.07 s, and those commits
+#: were the write's longest holds of the lock (``benchmarks/studies/lock_holds.py`` with
+#: the WAL's size sampled beside it, 2026-12-06).
+WAL_ROOM = 256 * 2**20
 FIRST_BATCH = 2_000  # rows: the largest first batch of a table, before any was timed
 #: Pieces a batch is written in, each its own statement in the batch's transaction: before
 #: each piece after the first, the batch ends early (the rest goes to the next one) when one
@@ -689,6 +700,11 @@ class _Spacer:
             _Checkpointer(path, float(writer.ctx.config.busy_timeout))
             if CHECKPOINTS and writer.ctx.checkpoints and wal and path else None
         )
+        # the WAL written since the last catch-up, and what the last batches each wrote
+        self.wal_path = f"{path}-wal"
+        self.writes = _ThreadWrites.here() if self.checkpointer is not None else None
+        self.since_catch_up = 0
+        self.batch_bytes: deque[int] = deque(maxlen=RATE_WINDOW)
         # seconds of holds between two checkpoints asked for beside the write: about
         # BESIDE_CHECKPOINTS in the whole write, as estimated
         self.spacing = writer.write_bytes / WRITE_RATE / BESIDE_CHECKPOINTS
@@ -696,6 +712,7 @@ class _Spacer:
     @contextmanager
     def transaction(self, step: str) -> Iterator[_Took]:
         took = _Took()
+        wrote = self.writes.bytes() if self.writes is not None else 0
         with self.writer.hold(step):
             start = time.perf_counter()  # holding the lock from here (BEGIN may have waited)
             yield took
@@ -703,11 +720,17 @@ class _Spacer:
         self.held += took.seconds
         self.unchecked += took.seconds
         self.unasked += took.seconds
-        if self.checkpointer is not None and self.unchecked >= CHECKPOINT_AFTER:
+        if self.writes is not None:
+            self.batch_bytes.append(self.writes.bytes() - wrote)
+            self.since_catch_up += self.batch_bytes[-1]
+        if self.checkpointer is not None and (
+            self.unchecked >= CHECKPOINT_AFTER or self._next_batch_grows_the_wal()
+        ):
             # all of it copied (unless a reader's snapshot still needs some): the next batch
             # can start the WAL over
             self.checkpointer.catch_up()
             self.unchecked = self.unasked = 0.0
+            self.since_catch_up = 0
         elif self.checkpointer is not None and self.unasked >= self.spacing:
             self.checkpointer.request()  # the frames committed, copied while the next batch goes
             self.unasked = 0.0
@@ -716,11 +739,45 @@ class _Spacer:
             time.sleep(min(PAUSE, limit))
             self.held = 0.0
 
+    def _next_batch_grows_the_wal(self) -> bool:
+        """Whether a batch like the last few would write past the end of the WAL file, once
+        :data:`WAL_ROOM` bytes were written since the last catch-up (:data:`WAL_ROOM`)."""
+        if self.writes is None or self.since_catch_up < WAL_ROOM:
+            return False
+        try:
+            size = os.stat(self.wal_path).st_size  # (a stat opens no descriptor of it)
+        except OSError:
+            return False
+        return self.since_catch_up + max(self.batch_bytes) > size
+
     def close(self, quiet: bool = False) -> None:
         """Wait for the checkpoint under way (its error, if it failed, raised here unless
         ``quiet``)."""
         if self.checkpointer is not None:
             self.checkpointer.close(quiet)
+
+
+class _ThreadWrites:
+    """The bytes the calling thread has handed to ``write`` so far (Linux's
+    ``/proc/thread-self/io``): during a write transaction, the frames SQLite appends to the
+    WAL, the only file the run's thread writes then (the checkpoints beside are another
+    thread's)."""
+
+    PATH = "/proc/thread-self/io"
+
+    @classmethod
+    def here(cls) -> _ThreadWrites | None:
+        """A meter for the calling thread, or None where the system tells no such count."""
+        meter = cls()
+        try:
+            meter.bytes()
+        except (OSError, StopIteration, ValueError):
+            return None
+        return meter
+
+    def bytes(self) -> int:
+        with open(self.PATH, "rb") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith(b"wchar:"))
 
 
 def _main_file(conn: sqlite3.Connection) -> str:
