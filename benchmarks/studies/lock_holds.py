@@ -17,9 +17,19 @@ and after each (until the next: the passive checkpoints, ``CHECKPOINT_AFTER``), 
 them (``/proc/self/io``, TEMP pages never written out included; a 4 KiB write may count a whole
 large folio, see ``benchmarks/studies/dirty_folios.py``). Between two lines there are a pause
 (0.15 s) at times and the next batch's bounds; the gaps of seconds are the passive checkpoints.
+Each line also says by how many bytes the transaction made the WAL file longer (its size,
+``stat``-ed before and after; the write keeps within the file once ``WAL_ROOM`` bytes are
+written since a catch-up), and the summary gives the longest hold and commit of the
+transactions that made it longer and of the others: writing past the end of the WAL costs the
+kernel several times what writing over frames already in it does.
 ``--jsonl FILE`` keeps the raw lines (time, step, held, rows, the bytes counted before and
-after, and the seconds of the hold its commit took). A million pages take about five minutes
-here.
+after, the seconds of the hold its commit took, and the bytes the WAL file grew by). A million
+pages take about five minutes here.
+
+``--wal-room MIB`` sets the write's ``WAL_ROOM`` for the run (``0``: the write never keeps
+within the WAL file, as before 2026-12-06), to compare the two on the same corpus:
+
+    python -m benchmarks.studies.lock_holds CORPUS --work DIR --wal-room 0
 
 ``--in-place`` runs on the database given instead of a copy (one too large to copy: ten
 million pages are 31 GB), and ``--full`` makes that run full (``webdedup db --full``): on a
@@ -60,12 +70,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--in-place", action="store_true",
                         help="run on the database itself (it is annotated), not on a copy")
     parser.add_argument("--full", action="store_true", help="a full run (webdedup db --full)")
+    parser.add_argument("--wal-room", type=float, metavar="MIB",
+                        help="phase5_write_back.WAL_ROOM in MiB for this run (a comparison: "
+                             "0 turns the rule off)")
     args = parser.parse_args(argv)
     if (args.work is None) != args.in_place:
         parser.error("give --work DIR (a copy is run on) or --in-place, not both")
 
     from webdedup import Config, Deduplicator
     from webdedup.pipeline import phase5_write_back as wb
+
+    room = wb.WAL_ROOM
+    if args.wal_room is not None:  # (0: never keep within the file)
+        wb.WAL_ROOM = int(args.wal_room * 2**20) if args.wal_room > 0 else 2**62
 
     if args.in_place:
         db = args.corpus
@@ -76,12 +93,17 @@ def main(argv: list[str] | None = None) -> int:
             leftover.unlink(missing_ok=True)
         shutil.copy(args.corpus, db)
 
-    lines: list[tuple[float, str, float, int, int, int, float]] = []
+    lines: list[tuple[float, str, float, int, int, int, float, int]] = []
     hold = wb._Writer.hold
+    wal = Path(f"{db}-wal")
+
+    def wal_size() -> int:  # (stat: no descriptor of the file is opened)
+        return wal.stat().st_size if wal.exists() else 0
 
     @contextmanager
     def timed(self: wb._Writer, step: str = "last") -> Iterator[None]:
         before, changes, wrote = len(self.holds), self.ctx.conn.total_changes, written()
+        size = wal_size()
         with hold(self, step):
             yield
             written_out = time.perf_counter()  # what is left of the hold is the commit
@@ -89,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             rows = self.ctx.conn.total_changes - changes
             commit = time.perf_counter() - written_out
             lines.append((time.perf_counter(), step, self.holds[-1], rows, wrote, written(),
-                          commit))
+                          commit, max(0, wal_size() - size)))
 
     wb._Writer.hold = timed  # type: ignore[method-assign]
     try:
@@ -98,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             db, full=args.full)
     finally:
         wb._Writer.hold = hold  # type: ignore[method-assign]
+        wb.WAL_ROOM = room
     wall = time.perf_counter() - started
     peaks = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
              resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
@@ -109,11 +132,12 @@ def main(argv: list[str] | None = None) -> int:
         print("the write went in one transaction (a write under --write-lock)")
         return 0
     zero = lines[0][0] - lines[0][2]
-    print(f"{args.step}: at (s), held (s), rows, us a row, of the hold the commit (s)")
-    for at, step, held, rows, _, _, commit in lines:
+    print(f"{args.step}: at (s), held (s), rows, us a row, of the hold the commit (s), "
+          "MiB the WAL file grew by")
+    for at, step, held, rows, _, _, commit, grew in lines:
         if step == args.step:
             print(f"{at - zero:8.2f} {held:7.3f} {rows:9,} {1e6 * held / max(rows, 1):7.1f}"
-                  f" {commit:7.3f}")
+                  f" {commit:7.3f} {grew / 2**20:7.1f}")
     # the bytes between two transactions (the passive checkpoints) go to the step before
     gaps = [nxt[4] - line[5] for line, nxt in zip(lines, lines[1:], strict=False)] + [0]
     print("\nstep: transactions, longest hold, all holds (s), MiB written in them and after them"
@@ -126,6 +150,13 @@ def main(argv: list[str] | None = None) -> int:
         commit = max(lines[i][6] for i in mine)
         print(f"{step:28} {len(holds):4} {max(holds):7.3f} {sum(holds):8.2f} {inside:9,.0f}"
               f" {after:9,.0f} {commit:7.3f}")
+    for name, which in (("that grew the WAL file", True), ("the others", False)):
+        some = [line for line in lines if (line[7] > 0) == which]
+        if some:
+            grown = sum(line[7] for line in some) / 2**20
+            print(f"transactions {name}: {len(some)}, longest hold "
+                  f"{max(line[2] for line in some):.3f} s, longest commit "
+                  f"{max(line[6] for line in some):.3f} s, {grown:,.0f} MiB grown")
     print(
         f"\nrun {wall:.0f} s, {result.pages:,} pages; write-back {result.timings['write_back']:.1f}"
         f" s, longest hold {max(line[2] for line in lines):.3f} s, all holds "

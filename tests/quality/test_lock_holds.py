@@ -23,8 +23,13 @@ def test_every_write_transaction_is_a_line(tmp_path, capsys):
     raw = [json.loads(line) for line in lines.read_text().splitlines()]
     annotations = [r for r in raw if r[1] == "annotations"]
     assert len(annotations) > 1 and sum(r[3] for r in annotations) == len(pages)
-    printed = re.findall(r"^ +[\d.]+ +([\d.]+) +([\d,]+) +[\d.]+ +([\d.]+)$", out, re.M)
-    assert [int(rows.replace(",", "")) for _, rows, _ in printed] == [r[3] for r in annotations]
+    printed = re.findall(r"^ +[\d.]+ +([\d.]+) +([\d,]+) +[\d.]+ +([\d.]+) +([\d.]+)$", out,
+                         re.M)
+    assert [int(rows.replace(",", "")) for _, rows, _, _ in printed] == [r[3] for r in annotations]
+    # the WAL grows in the first transactions (it starts empty), and the summary tells those
+    assert raw[0][7] > 0 and all(r[7] >= 0 for r in raw)
+    grew = re.search(r"transactions that grew the WAL file: (\d+),", out)
+    assert grew and int(grew[1]) == sum(r[7] > 0 for r in raw)
     # the commit is a part of the hold
     assert all(0 <= r[6] <= r[2] + 1e-3 for r in raw) and any(r[6] > 0 for r in raw)
     total = re.search(r"all holds ([\d.]+) s in (\d+) transactions", out)
@@ -49,6 +54,6 @@ def test_a_full_run_in_place_rewrites_the_state_alone(tmp_path, capsys):
     assert sum(r[3] for r in again if r[1] == "annotations") == 0
     copied = [r for r in again if r[1] == "_webdedup_prepared"]
     assert len(copied) > 1 and sum(r[3] for r in copied) >= len(pages)
-    printed = re.findall(r"^ +[\d.]+ +[\d.]+ +([\d,]+) +[\d.]+ +[\d.]+$",
+    printed = re.findall(r"^ +[\d.]+ +[\d.]+ +([\d,]+) +[\d.]+ +[\d.]+ +[\d.]+$",
                          capsys.readouterr().out, re.M)
     assert [int(rows.replace(",", "")) for rows in printed] == [r[3] for r in copied]
