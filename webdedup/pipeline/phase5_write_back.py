@@ -740,15 +740,17 @@ class _Spacer:
             self.held = 0.0
 
     def _next_batch_grows_the_wal(self) -> bool:
-        """Whether a batch like the last few would write past the end of the WAL file, once
-        :data:`WAL_ROOM` bytes were written since the last catch-up (:data:`WAL_ROOM`)."""
+        """Whether the next batch could write past the end of the WAL file, once
+        :data:`WAL_ROOM` bytes were written since the last catch-up: a batch is sized at
+        most twice the one before (eightfold only while batches are very short, and so
+        small), so twice the most the last few wrote."""
         if self.writes is None or self.since_catch_up < WAL_ROOM:
             return False
         try:
             size = os.stat(self.wal_path).st_size  # (a stat opens no descriptor of it)
         except OSError:
             return False
-        return self.since_catch_up + max(self.batch_bytes) > size
+        return self.since_catch_up + 2 * max(self.batch_bytes) > size
 
     def close(self, quiet: bool = False) -> None:
         """Wait for the checkpoint under way (its error, if it failed, raised here unless
