@@ -20,8 +20,9 @@ large folio, see ``benchmarks/studies/dirty_folios.py``). Between two lines ther
 Each line also says by how many bytes the transaction made the WAL file longer (its size,
 ``stat``-ed before and after; the write keeps within the file once ``WAL_ROOM`` bytes are
 written since a catch-up), and the summary gives the longest hold and commit of the
-transactions that made it longer and of the others: writing past the end of the WAL costs the
-kernel several times what writing over frames already in it does.
+transactions that made it longer and of the others (writing past the end of the WAL costs the
+kernel several times what writing over frames already in it does), and the last line how many
+times the write waited for a checkpoint to catch up.
 ``--jsonl FILE`` keeps the raw lines (time, step, held, rows, the bytes counted before and
 after, the seconds of the hold its commit took, and the bytes the WAL file grew by). A million
 pages take about five minutes here.
@@ -80,9 +81,6 @@ def main(argv: list[str] | None = None) -> int:
     from webdedup import Config, Deduplicator
     from webdedup.pipeline import phase5_write_back as wb
 
-    room = wb.WAL_ROOM
-    if args.wal_room is not None:  # (0: never keep within the file)
-        wb.WAL_ROOM = int(args.wal_room * 2**20) if args.wal_room > 0 else 2**62
 
     if args.in_place:
         db = args.corpus
@@ -98,7 +96,17 @@ def main(argv: list[str] | None = None) -> int:
     wal = Path(f"{db}-wal")
 
     def wal_size() -> int:  # (stat: no descriptor of the file is opened)
-        return wal.stat().st_size if wal.exists() else 0
+        try:
+            return wal.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    catch_ups = [0]
+    catch_up = wb._Checkpointer.catch_up
+
+    def counted(self: wb._Checkpointer) -> None:
+        catch_ups[0] += 1
+        catch_up(self)
 
     @contextmanager
     def timed(self: wb._Writer, step: str = "last") -> Iterator[None]:
@@ -113,13 +121,18 @@ def main(argv: list[str] | None = None) -> int:
             lines.append((time.perf_counter(), step, self.holds[-1], rows, wrote, written(),
                           commit, max(0, wal_size() - size)))
 
+    room = wb.WAL_ROOM
     wb._Writer.hold = timed  # type: ignore[method-assign]
+    wb._Checkpointer.catch_up = counted  # type: ignore[method-assign]
     try:
+        if args.wal_room is not None:  # (0: never keep within the file)
+            wb.WAL_ROOM = int(args.wal_room * 2**20) if args.wal_room > 0 else 2**62
         started = time.perf_counter()
         result = Deduplicator(config=Config(write_lock=args.write_lock)).run_on_db(
             db, full=args.full)
     finally:
         wb._Writer.hold = hold  # type: ignore[method-assign]
+        wb._Checkpointer.catch_up = catch_up  # type: ignore[method-assign]
         wb.WAL_ROOM = room
     wall = time.perf_counter() - started
     peaks = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -160,8 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"\nrun {wall:.0f} s, {result.pages:,} pages; write-back {result.timings['write_back']:.1f}"
         f" s, longest hold {max(line[2] for line in lines):.3f} s, all holds "
-        f"{sum(line[2] for line in lines):.1f} s in {len(lines)} transactions; "
-        f"{(lines[-1][5] - lines[0][4]) / 2**20:,.0f} MiB written from the first to the last, "
+        f"{sum(line[2] for line in lines):.1f} s in {len(lines)} transactions, "
+        f"{catch_ups[0]} catch-ups; {(lines[-1][5] - lines[0][4]) / 2**20:,.0f} MiB written "
+        "from the first to the last, "
         f"database {db.stat().st_size / 2**20:,.0f} MiB; peak {peaks[0]:,.0f} MiB (the largest "
         f"worker {peaks[1]:,.0f} MiB)"
     )

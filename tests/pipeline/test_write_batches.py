@@ -372,14 +372,16 @@ def test_a_batched_write_checkpoints_between_batches_so_the_wal_stays_small(
 
 
 def test_once_its_room_is_written_a_batched_write_keeps_within_the_wal_file(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, checkpoints_made
 ):
     """Writing past the end of the WAL file costs the kernel several times what writing
     over frames already in it does (at a million pages such commits were the write's
     longest holds of the lock): once ``WAL_ROOM`` bytes are written since the last
-    catch-up, the write catches up before a batch that would write past the file's end, so
-    the file stays about the room's size (plus a batch). With no such rule (and no
-    catch-ups by time in either) the WAL grows with the rows rewritten."""
+    catch-up, the write catches up before a batch that could write past the file's end, so
+    the file stays about the room's size (plus a batch) — and catches up about once a room,
+    not after every batch. With no such rule the WAL grows with the rows rewritten. (No
+    catch-ups by time and no checkpoints asked for beside the write, in either: only the
+    rule's catch-ups start the WAL over.)"""
     from webdedup.pipeline import phase5_write_back
 
     if phase5_write_back._ThreadWrites.here() is None:
@@ -387,36 +389,66 @@ def test_once_its_room_is_written_a_batched_write_keeps_within_the_wal_file(
     pages = crawl(60)
     room = 64 * 1024
     monkeypatch.setattr(phase5_write_back, "CHECKPOINT_AFTER", float("inf"))
+    monkeypatch.setattr(phase5_write_back, "BESIDE_CHECKPOINTS", 1e-300)  # never beside
     paths: dict[str, Path] = {}
     wal: dict[str, int] = {}
+    batches: dict[str, int] = {}
     for name, size in (("no room rule", 2**62), ("room", room)):
         monkeypatch.setattr(phase5_write_back, "WAL_ROOM", size)
         paths[name] = write_pages(tmp_path / f"{name}.sqlite", pages)
         between = wal_watch(paths[name], wal, name)
         result = Deduplicator(write_lock=TINY, on_phase=between).run_on_db(paths[name])
-        assert result.phases["write_back"]["transactions"] > 10
+        batches[name] = result.phases["write_back"]["transactions"]
+    assert batches["room"] > 10
     assert wal["no room rule"] > 8 * room, wal  # (else the test shows nothing)
     assert wal["room"] < 3 * room, wal
+    made = dict(zip(["no room rule", "room"], checkpoints_made, strict=True))
+    assert made["no room rule"] == 0  # (the last one is the run's own, after the batches)
+    # about one a room's worth of WAL (the whole write is about wal["no room rule"])
+    assert 2 <= made["room"] <= 2 * wal["no room rule"] // room < batches["room"], made
     assert annotations(paths["room"]) == annotations(paths["no room rule"])
     assert state(paths["room"]) == state(paths["no room rule"])
 
 
-def test_a_thread_s_writes_are_counted_as_its_own():
+def test_the_room_rule_asks_whether_the_next_batch_could_pass_the_wal_file_s_end(tmp_path):
+    """Before ``WAL_ROOM`` bytes since the last catch-up: never. After: when the bytes
+    since, plus twice the most a recent batch wrote, pass the file's size; never without a
+    meter or a file to measure."""
+    from collections import deque
+    from types import SimpleNamespace
+
+    from webdedup.pipeline.phase5_write_back import WAL_ROOM, _Spacer
+
+    wal = tmp_path / "crawl.sqlite-wal"  # (a file of our own, of a known size)
+    with open(wal, "wb") as f:
+        f.truncate(WAL_ROOM + 1000)
+
+    def asks(since: int, recent: list[int], meter: object = object(), path: Path = wal) -> bool:
+        spacer = SimpleNamespace(writes=meter, since_catch_up=since, wal_path=str(path),
+                                 batch_bytes=deque(recent))
+        return _Spacer._next_batch_could_grow_the_wal(spacer)  # type: ignore[arg-type]
+
+    assert not asks(WAL_ROOM - 1, [10_000])  # not yet a room's worth
+    assert not asks(WAL_ROOM, [200, 500])  # 1,000 bytes at most: within the file
+    assert asks(WAL_ROOM, [200, 501])  # 1,002: past its end
+    assert asks(WAL_ROOM + 1000, [1])
+    assert not asks(WAL_ROOM, [10_000], meter=None)
+    assert not asks(WAL_ROOM, [10_000], path=tmp_path / "none-wal")
+
+
+def test_a_thread_s_writes_are_counted_as_its_own(tmp_path):
     """The meter the room rule reads counts the bytes the calling thread wrote, not
-    another thread's."""
+    another thread's (the checkpoints beside the write are another thread's)."""
     from webdedup.pipeline.phase5_write_back import _ThreadWrites
 
     meter = _ThreadWrites.here()
     if meter is None:
         pytest.skip("no count of a thread's writes on this system (/proc/thread-self/io)")
-    import os
-    import tempfile
-
-    with tempfile.TemporaryFile() as f:
+    with open(tmp_path / "scratch", "wb", buffering=0) as f:
         before = meter.bytes()
-        os.write(f.fileno(), b"x" * 10_000)
+        f.write(b"x" * 10_000)
         mine = meter.bytes() - before
-        other = threading.Thread(target=lambda: os.write(f.fileno(), b"y" * 50_000))
+        other = threading.Thread(target=lambda: f.write(b"y" * 50_000))
         before = meter.bytes()
         other.start()
         other.join()

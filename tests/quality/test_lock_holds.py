@@ -32,8 +32,27 @@ def test_every_write_transaction_is_a_line(tmp_path, capsys):
     assert grew and int(grew[1]) == sum(r[7] > 0 for r in raw)
     # the commit is a part of the hold
     assert all(0 <= r[6] <= r[2] + 1e-3 for r in raw) and any(r[6] > 0 for r in raw)
-    total = re.search(r"all holds ([\d.]+) s in (\d+) transactions", out)
+    total = re.search(r"all holds ([\d.]+) s in (\d+) transactions, (\d+) catch-ups", out)
     assert total and int(total[2]) == len(raw) > len(annotations)
+
+
+def test_wal_room_compares_the_rule_off_and_on(tmp_path, capsys):
+    """``--wal-room 0`` turns the room rule off for the run, a small room makes it catch up
+    (counted), and the module's ``WAL_ROOM`` is as it was afterwards."""
+    from webdedup.pipeline import phase5_write_back
+
+    texts = [t["text"] for t in real_texts(limit=60)]
+    pages = [make_page(f"https://a{i % 4}.example/p{i}", t) for i, t in enumerate(texts)]
+    corpus = write_pages(tmp_path / "corpus.sqlite", pages)
+    room = phase5_write_back.WAL_ROOM
+    counts = {}
+    for name, mib in (("off", "0"), ("small", "0.0625")):
+        assert lock_holds.main([str(corpus), "--work", str(tmp_path / name), "--write-lock",
+                                "1e-9", "--wal-room", mib]) == 0
+        out = capsys.readouterr().out
+        counts[name] = int(re.search(r"(\d+) catch-ups", out)[1])  # type: ignore[index]
+        assert phase5_write_back.WAL_ROOM == room
+    assert counts["small"] > counts["off"], counts
 
 
 def test_a_full_run_in_place_rewrites_the_state_alone(tmp_path, capsys):

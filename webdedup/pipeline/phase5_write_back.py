@@ -110,14 +110,14 @@ BESIDE_CHECKPOINTS = 40
 #: million pages (when the checkpoints were made there, on the run's connection).
 CHECKPOINT_AFTER = 5.0
 #: Bytes of WAL the write may fill between two catch-ups before it keeps within the WAL
-#: file's size: once this much is written, the write catches up before a batch that would
-#: write past the end of the file (as the batches before it wrote: :class:`_ThreadWrites`).
-#: Writing past the end costs the kernel several times the CPU of writing over frames
-#: already in the file (a WAL frame is 24 bytes longer than a page, so every frame
-#: appended starts a block that must be zeroed first): at a million pages a commit that
-#: grew the WAL took 0.3-0.65 s, one of the same size within it 0.07 s, and those commits
-#: were the write's longest holds of the lock (``benchmarks/studies/lock_holds.py`` with
-#: the WAL's size sampled beside it, 2026-12-06).
+#: file's size: once this much is written since the last catch-up, the write catches up
+#: before a batch that could write past the end of the file (twice the most the last few
+#: batches wrote, as :class:`_ThreadWrites` counts them). Writing past the end costs the
+#: kernel several times the CPU of writing over frames already in the file (at a million
+#: pages on Linux 6.18, ext4: ``memset`` in ``ext4_block_write_begin`` under ``pwrite``;
+#: a commit that grew the WAL took up to 0.67 s, ones of the same size within it
+#: 0.03-0.09 s, and those commits were the write's longest holds of the lock:
+#: ``benchmarks/studies/lock_holds.py``, docs/benchmarks.md, 2026-12-06).
 WAL_ROOM = 256 * 2**20
 FIRST_BATCH = 2_000  # rows: the largest first batch of a table, before any was timed
 #: Pieces a batch is written in, each its own statement in the batch's transaction: before
@@ -689,7 +689,9 @@ class _Spacer:
     (``RunContext.checkpoints``; never on a caller's connection), commits ask
     :class:`_Checkpointer` for a passive checkpoint of ``main``, made while the next batches
     are written (about :data:`BESIDE_CHECKPOINTS` in the write), and after
-    :data:`CHECKPOINT_AFTER` seconds of holds the write waits for one to catch up."""
+    :data:`CHECKPOINT_AFTER` seconds of holds the write waits for one to catch up — sooner,
+    once :data:`WAL_ROOM` bytes were written since the last, when the next batch could
+    write past the end of the WAL file (where :class:`_ThreadWrites` can count them)."""
 
     def __init__(self, writer: _Writer) -> None:
         self.writer, self.held, self.unchecked, self.unasked = writer, 0.0, 0.0, 0.0
@@ -701,8 +703,8 @@ class _Spacer:
             if CHECKPOINTS and writer.ctx.checkpoints and wal and path else None
         )
         # the WAL written since the last catch-up, and what the last batches each wrote
-        self.wal_path = f"{path}-wal"
         self.writes = _ThreadWrites.here() if self.checkpointer is not None else None
+        self.wal_path = f"{path}-wal" if self.writes is not None else ""
         self.since_catch_up = 0
         self.batch_bytes: deque[int] = deque(maxlen=RATE_WINDOW)
         # seconds of holds between two checkpoints asked for beside the write: about
@@ -712,7 +714,7 @@ class _Spacer:
     @contextmanager
     def transaction(self, step: str) -> Iterator[_Took]:
         took = _Took()
-        wrote = self.writes.bytes() if self.writes is not None else 0
+        wrote = self._written()
         with self.writer.hold(step):
             start = time.perf_counter()  # holding the lock from here (BEGIN may have waited)
             yield took
@@ -720,11 +722,11 @@ class _Spacer:
         self.held += took.seconds
         self.unchecked += took.seconds
         self.unasked += took.seconds
-        if self.writes is not None:
-            self.batch_bytes.append(self.writes.bytes() - wrote)
+        if wrote is not None and (now := self._written()) is not None:
+            self.batch_bytes.append(now - wrote)
             self.since_catch_up += self.batch_bytes[-1]
         if self.checkpointer is not None and (
-            self.unchecked >= CHECKPOINT_AFTER or self._next_batch_grows_the_wal()
+            self.unchecked >= CHECKPOINT_AFTER or self._next_batch_could_grow_the_wal()
         ):
             # all of it copied (unless a reader's snapshot still needs some): the next batch
             # can start the WAL over
@@ -739,12 +741,23 @@ class _Spacer:
             time.sleep(min(PAUSE, limit))
             self.held = 0.0
 
-    def _next_batch_grows_the_wal(self) -> bool:
+    def _written(self) -> int | None:
+        """The run thread's bytes written so far, or None without a meter (one that fails
+        is dropped: the count only spaces the catch-ups, and the time rule stays)."""
+        if self.writes is None:
+            return None
+        try:
+            return self.writes.bytes()
+        except (OSError, StopIteration, ValueError):
+            self.writes = None
+            return None
+
+    def _next_batch_could_grow_the_wal(self) -> bool:
         """Whether the next batch could write past the end of the WAL file, once
         :data:`WAL_ROOM` bytes were written since the last catch-up: a batch is sized at
         most twice the one before (eightfold only while batches are very short, and so
         small), so twice the most the last few wrote."""
-        if self.writes is None or self.since_catch_up < WAL_ROOM:
+        if self.writes is None or not self.batch_bytes or self.since_catch_up < WAL_ROOM:
             return False
         try:
             size = os.stat(self.wal_path).st_size  # (a stat opens no descriptor of it)
@@ -760,16 +773,17 @@ class _Spacer:
 
 
 class _ThreadWrites:
-    """The bytes the calling thread has handed to ``write`` so far (Linux's
-    ``/proc/thread-self/io``): during a write transaction, the frames SQLite appends to the
-    WAL, the only file the run's thread writes then (the checkpoints beside are another
-    thread's)."""
+    """The bytes the thread that calls :meth:`bytes` has handed to ``write`` so far
+    (Linux's ``/proc/thread-self/io``, ``wchar``): during a write transaction on the run's
+    thread, the WAL frames SQLite writes, and any TEMP pages it spills to a file (a count
+    too high at worst: a catch-up comes sooner). The checkpoints beside are another
+    thread's."""
 
     PATH = "/proc/thread-self/io"
 
     @classmethod
     def here(cls) -> _ThreadWrites | None:
-        """A meter for the calling thread, or None where the system tells no such count."""
+        """A meter, or None where the system gives no such count."""
         meter = cls()
         try:
             meter.bytes()
@@ -800,8 +814,9 @@ class _Checkpointer:
 
     A checkpoint that runs beside the writer rarely catches up with it, and the WAL starts
     over only after one did: :meth:`catch_up` (every :data:`CHECKPOINT_AFTER` seconds of
-    holds) waits, between two batches, for one begun after it was called (which copies
-    everything but the frames a reader's snapshot still needs)."""
+    holds, or sooner by :data:`WAL_ROOM`) waits, between two batches, for one begun after
+    it was called (which copies everything but the frames a reader's snapshot still
+    needs)."""
 
     def __init__(self, path: str, busy_timeout: float) -> None:
         self._path, self._timeout = path, busy_timeout
