@@ -118,8 +118,8 @@ CHECKPOINT_AFTER = 5.0
 #: under ``pwrite``; a commit that grew the WAL took up to 0.67 s, ones of the same size
 #: within it 0.03-0.09 s, and those commits were the write's longest holds of the lock; with
 #: the page cache full, no such cost: ``benchmarks/studies/lock_holds.py``,
-#: docs/benchmarks.md, 2026-12-06). More catch-ups write more: at ten million pages the
-#: write wrote 17.9 GiB more than with the 5 s rule alone.
+#: docs/benchmarks.md, 2026-12-06). More catch-ups may write more: at ten million pages
+#: the write's batches wrote 17.9 GiB more than on ``e56ae61``, before this rule.
 WAL_ROOM = 256 * 2**20
 FIRST_BATCH = 2_000  # rows: the largest first batch of a table, before any was timed
 #: Pieces a batch is written in, each its own statement in the batch's transaction: before
