@@ -4,13 +4,13 @@
 -- 'exact' or 'near'), so at least two pages with its canonical. A page alone in its
 -- dup_group is unique, not a group. The group's kind is the loosest link among its
 -- duplicates: 'near' if any is near, else 'exact' if any is exact, else 'url'.
--- Reads main._webdedup_groups (the annotations' group columns) by its (dup_kind, dup_group)
--- index. Used as a subquery: no trailing semicolon.
+-- Reads main._webdedup_group_kinds (the annotations' kinds, keyed by dup_kind and
+-- dup_group). Used as a subquery: no trailing semicolon.
 SELECT dup_group,
        CASE max(CASE dup_kind WHEN 'near' THEN 3 WHEN 'exact' THEN 2 ELSE 1 END)
             WHEN 3 THEN 'near' WHEN 2 THEN 'exact' ELSE 'url' END AS kind,
        count(*) AS duplicates,
        count(*) + 1 AS size
-FROM main._webdedup_groups
+FROM main._webdedup_group_kinds
 WHERE dup_kind IN ('url', 'exact', 'near')
 GROUP BY dup_group

@@ -3,5 +3,3 @@
 -- `INSERT INTO main.x SELECT * FROM temp.y` copies rows and index entries as they are
 -- (SQLite's transfer optimization) instead of inserting index entries one at a time.
 CREATE INDEX IF NOT EXISTS temp.run_edges_b ON run_edges(b);
-CREATE INDEX IF NOT EXISTS temp.run_groups_kind ON run_groups(dup_kind, dup_group);
-CREATE INDEX IF NOT EXISTS temp.run_groups_group ON run_groups(dup_group, is_canonical);

@@ -23,7 +23,7 @@ FROM {pages} AS p
 LEFT JOIN main._webdedup_prepared AS pr ON pr.id = p.{rowid}
 WHERE (:min_size IS NULL OR p.dup_group_size >= :min_size)
   AND (:kinds IS NULL OR (
-        p.dup_group IN (SELECT k.dup_group FROM main._webdedup_groups AS k
+        p.dup_group IN (SELECT k.dup_group FROM main._webdedup_group_kinds AS k
                         WHERE k.dup_kind IN (SELECT value FROM json_each(:kinds)))
         AND (p.is_canonical = 1 OR p.dup_kind IN (SELECT value FROM json_each(:kinds)))))
 ORDER BY p.{rowid};

@@ -1,7 +1,7 @@
 -- The verified edges with an end among the members of up to two duplicate groups (and the
 -- two pages themselves, for pages outside any group).
 WITH members AS (
-    SELECT id FROM main._webdedup_groups WHERE dup_group IN (:group_a, :group_b)
+    SELECT id FROM main._webdedup_group_members WHERE dup_group IN (:group_a, :group_b)
     UNION SELECT :id_a UNION SELECT :id_b
 )
 SELECT e.a, e.b, e.score, e.method

@@ -3,7 +3,7 @@
 -- sql/group_kinds.sql (the one definition of a group and its kind, see
 -- webdedup/store/counts.py); {title}: p's title or NULL. :min_size (NULL = off) keeps groups
 -- of at least that many pages.
--- The members are found by _webdedup_groups' index on dup_group and sorted by id first, so
+-- The members are found by group (_webdedup_group_members) and sorted by id first, so
 -- the crawler's table is read in rowid order: read group by group, each member was a look-up
 -- at a random place of the table, and at ten million pages (a table larger than the page
 -- cache) that made `export --json` take 4,294 s against 19.7 s at a million
@@ -14,7 +14,7 @@ CREATE TEMP TABLE export_kind_members (id INTEGER PRIMARY KEY, dup_group INTEGER
 INSERT INTO temp.export_kind_members (id, dup_group, size)
 SELECT a.id, g.dup_group, g.size
 FROM ({groups}) AS g
-JOIN main._webdedup_groups AS a ON a.dup_group = g.dup_group
+JOIN main._webdedup_group_members AS a ON a.dup_group = g.dup_group
 WHERE g.kind = :kind
   AND (:min_size IS NULL OR g.size >= :min_size)
 ORDER BY a.id;

@@ -9,7 +9,7 @@ WITH top AS (
     FROM {groups} AS g
     WHERE (:min_size IS NULL OR g.size >= :min_size)
       AND (:kinds IS NULL OR g.dup_group IN (
-            SELECT k.dup_group FROM main._webdedup_groups AS k
+            SELECT k.dup_group FROM main._webdedup_group_kinds AS k
             WHERE k.dup_kind IN (SELECT value FROM json_each(:kinds))))
     ORDER BY g.size DESC, g.dup_group
     LIMIT :max_groups
@@ -30,7 +30,7 @@ SELECT p.dup_group     AS dup_group,
        {lang}          AS lang,
        {text}          AS text,
        {html}          AS html
-FROM main._webdedup_groups AS a
+FROM main._webdedup_group_members AS a
 JOIN {pages} AS p ON p.{rowid} = a.id AND p.dup_group = a.dup_group  -- a row renumbered by VACUUM carries another group: left out
 LEFT JOIN main._webdedup_prepared AS pr ON pr.id = p.{rowid}
 LEFT JOIN main._webdedup_edges AS e

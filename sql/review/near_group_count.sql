@@ -1,2 +1,2 @@
--- The groups that have a near-duplicate member (_webdedup_groups' (dup_kind, dup_group) index).
-SELECT count(DISTINCT dup_group) FROM main._webdedup_groups WHERE dup_kind = 'near';
+-- The groups that have a near-duplicate member (_webdedup_group_kinds, keyed by kind, group).
+SELECT count(DISTINCT dup_group) FROM main._webdedup_group_kinds WHERE dup_kind = 'near';

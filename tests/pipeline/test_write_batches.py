@@ -764,3 +764,66 @@ def test_batches_ended_early_write_every_key_once_and_clear_every_range(monkeypa
     assert written == keys
     assert cleared == dict.fromkeys(probes, 1)
     assert max(pieces) > 1 and len(set(pieces)) > 1  # batches of pieces, some ended early
+
+
+#: The groups state's steps of a full run's batched write (schema 14).
+GROUP_STEPS = ("_webdedup_groups", "_webdedup_group_members", "_webdedup_group_kinds")
+
+
+def _pages_a_batch(tmp_path: Path, monkeypatch, old_indexes: bool) -> dict[str, int]:
+    """The most pages one transaction of each groups step wrote into the WAL in a batched
+    full run (no checkpoints: the WAL only grows) over exact copies spread at random ids
+    (so a multi-page group's number, its first member's id, is unrelated to its members'),
+    with ``old_indexes``: the two indexes of schema 13 put back on ``_webdedup_groups``."""
+    import random
+    from contextlib import contextmanager
+
+    from webdedup.pipeline import phase5_write_back
+
+    texts = [r["text"] for r in real_texts(limit=700, min_words=40)]
+    pages = [make_page(f"https://a.example.org/{i}", t) for i, t in enumerate(texts)]
+    pages += [make_page(f"https://b.example.org/{i}", t) for i, t in enumerate(texts)]
+    random.Random(5).shuffle(pages)
+    path = write_pages(tmp_path / f"spread-{old_indexes}.sqlite", pages)
+    Deduplicator().run_on_db(path)
+    if old_indexes:
+        with closing(sqlite3.connect(path)) as conn:
+            conn.execute("CREATE INDEX _webdedup_groups_kind ON _webdedup_groups(dup_kind, "
+                         "dup_group)")
+            conn.execute("CREATE INDEX _webdedup_groups_group ON _webdedup_groups(dup_group, "
+                         "is_canonical)")
+            conn.commit()
+    monkeypatch.setattr(phase5_write_back, "CHECKPOINTS", False)
+    sizes: list[tuple[str, int]] = []
+    hold = phase5_write_back._Writer.hold
+    wal = Path(f"{path}-wal")
+
+    @contextmanager
+    def timed(self, step: str = "last"):
+        with hold(self, step):
+            yield
+        sizes.append((step, wal.stat().st_size if wal.exists() else 0))
+
+    monkeypatch.setattr(phase5_write_back._Writer, "hold", timed)
+    result = Deduplicator(write_lock=TINY).run_on_db(path, full=True)
+    assert result.exact_duplicates >= 600
+    most: dict[str, int] = {}
+    for (_, before), (step, after) in zip(sizes, sizes[1:], strict=False):
+        if step in GROUP_STEPS:
+            most[step] = max(most.get(step, 0), (after - before) // (4096 + 24))
+    return most
+
+
+def test_a_batch_of_the_groups_state_writes_a_few_pages_however_random_the_groups(
+    tmp_path, monkeypatch
+):
+    """The groups state is copied in three key orders (``_webdedup_groups`` by id, its rows by
+    group and by kind in two tables keyed by them), each walked in its own order: a batch
+    appends to the right edge of its B-tree. With the two indexes of schema 13, each batch's
+    entries landed on leaves all over both indexes: at a million pages the groups' 45 MiB
+    of state took 404 MiB of writes (``benchmarks/studies/lock_holds.py``)."""
+    now = _pages_a_batch(tmp_path, monkeypatch, old_indexes=False)
+    assert set(now) == set(GROUP_STEPS)
+    assert max(now.values()) <= 6, now  # a leaf or two, a split's new one, their parents
+    before = _pages_a_batch(tmp_path, monkeypatch, old_indexes=True)
+    assert before["_webdedup_groups"] > 2 * max(now.values()), (before, now)

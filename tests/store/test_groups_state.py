@@ -29,9 +29,16 @@ from webdedup.store.counts import count
 
 
 def groups(path) -> dict[int, tuple]:
+    """``_webdedup_groups`` by id, checked to be what its tables by group and by kind hold
+    (schema 14: they change with it, in the same transactions)."""
     conn = sqlite3.connect(path)
     try:
-        return {r[0]: r[1:] for r in conn.execute("SELECT * FROM _webdedup_groups ORDER BY id")}
+        rows = {r[0]: r[1:] for r in conn.execute("SELECT * FROM _webdedup_groups ORDER BY id")}
+        assert sorted(conn.execute("SELECT * FROM _webdedup_group_members")) == sorted(
+            (g, canonical or 0, i) for i, (g, _, canonical, *_) in rows.items() if g is not None)
+        assert sorted(conn.execute("SELECT * FROM _webdedup_group_kinds")) == sorted(
+            (k, g, i) for i, (g, k, *_) in rows.items() if g is not None and k is not None)
+        return rows
     finally:
         conn.close()
 
@@ -127,6 +134,43 @@ def test_a_database_annotated_before_schema_11_is_upgraded_from_its_pages(tmp_pa
     assert result.mode == "incremental"  # nothing changed: the groups came from the pages
     assert groups(path) == expected == annotated(path)
     export(path, json_path=tmp_path / "report.json")
+
+
+def test_a_database_annotated_before_schema_14_gets_its_group_and_kind_tables(tmp_path):
+    """Schema 13 looked ``_webdedup_groups`` up by group and by kind through two indexes; the
+    upgrade fills the two tables from its rows (once, in the next run's write) and drops
+    the indexes. The readers ask for that run first."""
+    path = write_pages(tmp_path / "crawl.sqlite", crawl(30))
+    Deduplicator(config=Config()).run_on_db(path)
+    expected = groups(path)
+    report = tmp_path / "report.json"
+    export(path, json_path=report)
+    listed = json.loads(report.read_text())
+    conn = sqlite3.connect(path)  # what webdedup schema 13 left
+    conn.execute("DROP TABLE _webdedup_group_members")
+    conn.execute("DROP TABLE _webdedup_group_kinds")
+    conn.execute("CREATE INDEX _webdedup_groups_kind ON _webdedup_groups(dup_kind, dup_group)")
+    conn.execute("CREATE INDEX _webdedup_groups_group ON _webdedup_groups(dup_group, "
+                 "is_canonical)")
+    conn.execute("UPDATE _webdedup_meta SET value = '13' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(NotAnnotated, match="older webdedup.*upgrade"):
+        export(path, json_path=report)
+    with pytest.raises(Exception, match="older webdedup.*upgrade"):
+        collect_stats(path)
+    assert Deduplicator(config=Config()).run_on_db(path).mode == "incremental"
+    assert groups(path) == expected == annotated(path)  # (groups() checks the two tables)
+    conn = sqlite3.connect(path)
+    indexes = [r[0] for r in conn.execute("SELECT name FROM sqlite_schema "
+                                          "WHERE type = 'index' AND tbl_name = '_webdedup_groups'")]
+    conn.close()
+    assert indexes == []
+    export(path, json_path=report)
+    again = json.loads(report.read_text())
+    for kind in ("near", "exact", "url"):
+        assert again[f"{kind}_duplicate_groups"] == listed[f"{kind}_duplicate_groups"]
+    assert listed["near_duplicate_groups"]  # (a report with groups in it)
 
 
 #: Statements that read every row of the pages table (texts included): never under the lock.

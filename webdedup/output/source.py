@@ -36,7 +36,7 @@ from ..store import (
 from ..store.counts import count as count_pages
 from ..store.counts import groups_subquery
 from ..store.layout import Layout, crawler_columns
-from ..store.schema import GROUPS_TABLE, OUTPUT_COLUMNS, RESULT_TABLES
+from ..store.schema import GROUP_TABLES, OUTPUT_COLUMNS, RESULT_TABLES
 from ..store.state import stored_columns, stored_config
 
 #: The ways a page can join a duplicate group, as the ``--kind`` filter accepts them.
@@ -203,7 +203,8 @@ def read_layout(conn: sqlite3.Connection, where: str = "the database") -> Source
             f"{where} was annotated by an older webdedup (state schema {version}); run "
             f"'webdedup db {where}' once to upgrade it (one full run), then export"
         )
-    if version and not table_exists(conn, GROUPS_TABLE) and table_exists(conn, "_webdedup_runs"):
+    groups = all(table_exists(conn, t) for t in GROUP_TABLES)
+    if version and not groups and table_exists(conn, "_webdedup_runs"):
         raise NotAnnotated(
             f"{where} was annotated by an older webdedup (state schema {version}); run "
             f"'webdedup db {where}' once to upgrade it, then export"

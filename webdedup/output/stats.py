@@ -11,7 +11,7 @@ from ..errors import InputError
 from ..incremental.plan import pages_now
 from ..store import connect, quote, schema_version, sql, table_exists
 from ..store.counts import KINDS, Counts, count, groups_subquery
-from ..store.schema import GROUPS_TABLE, STATE_TABLES
+from ..store.schema import GROUP_TABLES, STATE_TABLES
 from ..store.state import stored_columns
 from ..words import plural
 
@@ -82,7 +82,7 @@ def collect_stats(
     try:
         if schema_version(conn) == 0 or not table_exists(conn, "_webdedup_runs"):
             raise InputError("no webdedup run on this database yet: run 'webdedup db DB' first")
-        if not table_exists(conn, GROUPS_TABLE):
+        if not all(table_exists(conn, t) for t in GROUP_TABLES):
             raise InputError(
                 f"this database was annotated by an older webdedup (state schema "
                 f"{schema_version(conn)}): run 'webdedup db DB' once to upgrade it"

@@ -155,6 +155,8 @@ STATE = (
     StateCopy("_webdedup_verified", "run_verified", ("hash_a", "hash_b")),
     StateCopy("_webdedup_thin", "run_thin", ("id",)),
     StateCopy("_webdedup_groups", "run_groups", ("id",)),
+    StateCopy("_webdedup_group_members", "run_group_members", ("dup_group", "is_canonical", "id")),
+    StateCopy("_webdedup_group_kinds", "run_group_kinds", ("dup_kind", "dup_group", "id")),
 )
 #: The repeated segments' state, replaced by a full run that counted them (``segments``).
 SEGMENT_STATE = (
@@ -296,6 +298,8 @@ def _prepare(ctx: RunContext) -> _Writer:
     estimate = _write_bytes(ctx) if float(ctx.config.write_lock) > 0 else 0.0
     writer = _Writer(ctx, ctx.plan, meta_value(ctx.conn, GENERATION),
                      _batched(ctx, estimate), estimate)
+    if not incremental:
+        run_script(ctx.conn, "group_keys_prepare")
     if not incremental and not writer.batched:
         run_script(ctx.conn, "write_prepare_full")
     return writer
@@ -401,16 +405,13 @@ def _write_ahead_spaced(writer: _Writer, spacer: _Spacer) -> int:
             add += "WHERE id IN (SELECT id FROM temp.run_restate) AND "  # batches of those
             _batches(writer, "run_restate", ("id",), spacer, partial(_execute, conn, add),
                      step=main)
-        # the region's groups rows that change (save_groups_incremental.sql when not batched)
+        # the region's groups rows that change (save_groups_incremental.sql when not batched),
+        # with their rows of the group and kind tables
         _batches(writer, "run_groups_gone", ("id",), spacer,
-                 partial(_execute, conn, "DELETE FROM main._webdedup_groups WHERE id IN "
-                         "(SELECT id FROM temp.run_groups_gone WHERE ", end=")"),
+                 partial(_groups_rows, conn, "run_groups_gone"),
                  step="_webdedup_groups (old rows)")
         _batches(writer, "run_groups_changed", ("id",), spacer,
-                 partial(_execute, conn, "INSERT OR REPLACE INTO main._webdedup_groups (id, "
-                         "dup_group, dup_kind, is_canonical, dup_score) SELECT id, dup_group, "
-                         "dup_kind, is_canonical, dup_score FROM temp.run_groups_changed WHERE "),
-                 step="_webdedup_groups")
+                 partial(_groups_rows, conn, "run_groups_changed"), step="_webdedup_groups")
     before = conn.total_changes
     statement = write_back_sql(layout)
     warm = _warm_rows_sql(conn, layout)
@@ -460,7 +461,11 @@ def _write_last(writer: _Writer, ahead: int | None) -> WriteBackResult:
         run_script(conn, "save_state_incremental")
         if ahead is None:  # (a batched write wrote these in its batches)
             run_script(conn, "save_region_incremental")
+            changed = "SELECT id FROM temp.run_groups_changed"
+            run_script(conn, "group_keys_drop",
+                       ids=f"SELECT id FROM temp.run_groups_gone UNION ALL {changed}")
             run_script(conn, "save_groups_incremental")
+            run_script(conn, "group_keys_add", ids=changed)
     elif ahead is None:  # (write_ahead did this for a batched full run)
         for copy in STATE:
             _copy_whole(conn, copy)
@@ -469,10 +474,13 @@ def _write_last(writer: _Writer, ahead: int | None) -> WriteBackResult:
             run_script(conn, "queue_unseen", pages=quote(layout.table), rowid=quote(layout.rowid))
     if ahead is None or plan.mode == "incremental":  # (a batched full run: write_ahead)
         segments.save(ctx)
-    run_script(  # the rows changed since the snapshot keep the groups of their annotations
-        conn, "groups_resync", {"max_seq": plan.max_seq},
-        pages=quote(layout.table), rowid=quote(layout.rowid),
-    )
+    # the rows changed since the snapshot keep the groups of their annotations
+    since = {"max_seq": plan.max_seq}
+    changed = "SELECT id FROM main._webdedup_changes WHERE seq > :max_seq"
+    run_script(conn, "group_keys_drop", since, ids=changed)
+    run_script(conn, "groups_resync", since, pages=quote(layout.table),
+               rowid=quote(layout.rowid))
+    run_script(conn, "group_keys_add", since, ids=changed)
     conn.execute("DELETE FROM _webdedup_changes WHERE seq <= ?", (plan.max_seq,))
     if writer.missed_changes:  # see Plan.tracked: the next run must be full
         set_meta(
@@ -533,6 +541,24 @@ def write_back_sql(layout: Layout) -> str:
         old=", ".join(f"{pages}.{quote(c)}" for c in mine),
         new=", ".join(f"w.{quote(c)}" for c in mine),
     )
+
+
+def _groups_rows(
+    conn: sqlite3.Connection, temp: str, where: str, params: dict[str, object]
+) -> None:
+    """One batch of an incremental run's groups rows: the ids of ``temp.<temp>`` in
+    ``where``, gone (``run_groups_gone``) or changed (``run_groups_changed``: replaced by its
+    rows). Their stored rows of the group and kind tables go first, the changed rows' new ones
+    in after (``group_keys_drop.sql``, ``group_keys_add.sql``)."""
+    ids = f"SELECT id FROM temp.{quote(temp)} WHERE {where}"
+    run_script(conn, "group_keys_drop", params, ids=ids)
+    if temp == "run_groups_gone":
+        conn.execute(f"DELETE FROM main._webdedup_groups WHERE id IN ({ids})", params)
+        return
+    columns = "id, dup_group, dup_kind, is_canonical, dup_score"
+    conn.execute(f"INSERT OR REPLACE INTO main._webdedup_groups ({columns}) "
+                 f"SELECT {columns} FROM temp.{quote(temp)} WHERE {where}", params)
+    run_script(conn, "group_keys_add", params, ids=ids)
 
 
 def _execute(

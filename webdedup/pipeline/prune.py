@@ -30,7 +30,7 @@ from ..store import (
     use_wal,
 )
 from ..store.layout import Layout, refuse_own_table, rowid_alias
-from ..store.schema import GROUPS_TABLE, PRUNED_TABLE
+from ..store.schema import GROUP_MEMBERS_TABLE, GROUPS_TABLE, PRUNED_TABLE
 from ..store.state import stored_columns
 from ..words import plural
 
@@ -117,10 +117,9 @@ def prune(conn: sqlite3.Connection, table: str, where: str = "is_canonical = 0")
         f"SELECT {rowid}, datetime('now'), {col_list} FROM {quote(table)} WHERE {where}"
     )
     if table_exists(conn, GROUPS_TABLE):  # pruned pages leave the counts and group lists
-        conn.execute(
-            f"DELETE FROM {GROUPS_TABLE} WHERE id IN "
-            f"(SELECT {rowid} FROM {quote(table)} WHERE {where})"
-        )
+        ids = f"SELECT {rowid} FROM {quote(table)} WHERE {where}"
+        _group_keys(conn, "group_keys_drop", ids)
+        conn.execute(f"DELETE FROM {GROUPS_TABLE} WHERE id IN ({ids})")
     cur = conn.execute(f"DELETE FROM {quote(table)} WHERE {where}")
     return cur.rowcount
 
@@ -374,6 +373,9 @@ def _regroup(conn: sqlite3.Connection, table: str, alias: str) -> None:
         return
     rowid = quote(alias)
     score = "p.dup_score" if "dup_score" in names else "NULL"
+    ids = (f"SELECT p.{rowid} FROM {quote(table)} AS p "
+           f"WHERE p.{rowid} IN (SELECT _rowid FROM {quote(PRUNED_TABLE)})")
+    _group_keys(conn, "group_keys_drop", ids)  # (rows replaced: their key rows first)
     conn.execute(
         f"INSERT OR REPLACE INTO {GROUPS_TABLE} (id, dup_group, dup_kind, is_canonical, "
         f"dup_score) SELECT p.{rowid}, p.dup_group, p.dup_kind, p.is_canonical, {score} "
@@ -381,6 +383,15 @@ def _regroup(conn: sqlite3.Connection, table: str, alias: str) -> None:
         f"WHERE p.{rowid} IN (SELECT _rowid FROM {quote(PRUNED_TABLE)}) "
         "AND (p.dup_group IS NOT NULL OR p.dup_kind IS NOT NULL)"
     )
+    _group_keys(conn, "group_keys_add", ids)
+
+
+def _group_keys(conn: sqlite3.Connection, script: str, ids: str) -> None:
+    """``group_keys_drop`` or ``group_keys_add`` for the pages ``ids`` (a subquery), where the
+    state has the group and kind tables (schema 14; a database pruned before any run of it
+    has not)."""
+    if table_exists(conn, GROUP_MEMBERS_TABLE):
+        run_script(conn, script, ids=ids)
 
 
 #: Conflicts a refused ``restore`` lists one by one (the rest are counted).

@@ -26,9 +26,10 @@ these, read from the annotated pages table through this module:
 
 The SQL is ``sql/group_kinds.sql`` (one row a group with its kind: the definition) and
 ``sql/counts.sql`` (the totals: its groups by kind are the definition's, counted kind by kind
-down an index rather than sorted group by group); both read each annotated page's group
-columns in ``_webdedup_groups``, which phase 5 writes with the annotations (never the pages'
-texts).
+down ``_webdedup_group_kinds`` rather than sorted group by group); both read each annotated
+page's group columns in webdedup's state (``_webdedup_groups``, and its rows by group and
+by kind in ``_webdedup_group_members`` and ``_webdedup_group_kinds``), which phase 5 writes
+with the annotations (never the pages' texts).
 
 Example::
 
@@ -36,12 +37,15 @@ Example::
     >>> conn = sqlite3.connect(":memory:")
     >>> _ = conn.execute("CREATE TABLE pages (url)")   # the crawler's table
     >>> _ = conn.executemany("INSERT INTO pages VALUES (?)", [("u",)] * 7)
-    >>> _ = conn.execute("CREATE TABLE _webdedup_groups (id INTEGER PRIMARY KEY, "
-    ...                  "dup_group, dup_kind, is_canonical)")
-    >>> _ = conn.executemany("INSERT INTO _webdedup_groups VALUES (NULL, ?, ?, ?)", [
+    >>> from webdedup.store import migrate, run_script
+    >>> migrate(conn)  # webdedup's state tables (schema 14)
+    14
+    >>> _ = conn.executemany("INSERT INTO _webdedup_groups (dup_group, dup_kind, "
+    ...                      "is_canonical) VALUES (?, ?, ?)", [
     ...     (1, None, 1), (1, "url", 0), (1, "near", 0),   # a near group
     ...     (2, None, 1), (2, "url", 0),                   # a url group
     ...     (3, None, 1), (None, "ignored", None)])        # a unique page, an ignored one
+    >>> run_script(conn, "group_keys_add", ids="SELECT id FROM _webdedup_groups")  # by group, kind
     >>> c = count(conn, "pages")
     >>> (c.groups, c.near_groups, c.url_groups, c.duplicates, c.url_duplicates, c.unique)
     (2, 1, 1, 3, 2, 1)
@@ -65,7 +69,7 @@ KINDS = ("url", "exact", "near")
 
 
 def groups_subquery() -> str:
-    """``sql/group_kinds.sql`` as a parenthesized subquery (it reads ``_webdedup_groups``).
+    """``sql/group_kinds.sql`` as a parenthesized subquery (it reads ``_webdedup_group_kinds``).
 
     Columns: ``dup_group``, ``kind``, ``duplicates``, ``size``. Fill it into an SQL file's
     ``{groups}`` placeholder; it is the one definition of a group and of its kind.

@@ -31,6 +31,8 @@ STATE_TABLES = (
     "_webdedup_segments",
     "_webdedup_thin",
     "_webdedup_groups",
+    "_webdedup_group_members",
+    "_webdedup_group_kinds",
 )
 #: The tables an annotated database must have for ``export``, ``explain`` and ``stats``.
 RESULT_TABLES = ("_webdedup_meta", "_webdedup_runs", "_webdedup_prepared", "_webdedup_edges")
@@ -55,6 +57,10 @@ OUTPUT_MARK = "webdedup"
 PRUNED_TABLE = "_webdedup_pruned"
 #: Each annotated page's group, kind and canonical flag (schema 11): what counts them reads.
 GROUPS_TABLE = "_webdedup_groups"
+#: Its rows by group and by kind (schema 14): what the group lists and counts look up.
+GROUP_MEMBERS_TABLE = "_webdedup_group_members"
+#: What the counts, group lists and review read (an older state lacks some: upgraded by a run).
+GROUP_TABLES = (GROUPS_TABLE, GROUP_MEMBERS_TABLE, "_webdedup_group_kinds")
 
 
 def add_output_columns(conn: sqlite3.Connection, table: str) -> list[str]:
