@@ -1,8 +1,8 @@
 -- Whole-table counts in the one vocabulary of webdedup/store/counts.py. Every count but the
 -- pages' reads webdedup's groups state, never the pages table and its texts: the kinds
 -- and their groups in main._webdedup_group_kinds (keyed by dup_kind, dup_group), the pages
--- with a group in main._webdedup_group_members, the others (ignored, all) in
--- main._webdedup_groups. {pages_count} is how many pages the table holds (an expression);
+-- with a group in main._webdedup_group_members, all of them in main._webdedup_groups (the
+-- ignored pages are those without a group: sql/assign.sql). {pages_count} is how many pages the table holds (an expression);
 -- those _webdedup_groups lacks were added since the last run. A thin page is canonical of its own group (unique, or with its URL
 -- duplicates): counted there, and once more on its own as thin.
 -- The groups by kind are those of sql/group_kinds.sql (THE definition: a group's kind is the
@@ -18,8 +18,8 @@ SELECT p.*,
        g.*,
        p.url_duplicates + p.exact_duplicates + p.near_duplicates AS duplicates
 FROM (SELECT {pages_count} AS pages,
-             (SELECT count(*) FROM main._webdedup_groups
-              WHERE dup_kind = 'ignored') AS ignored,
+             (SELECT count(*) FROM main._webdedup_groups)
+             - (SELECT count(*) FROM main._webdedup_group_members) AS ignored,
              -- (with a group and no kind: every page with a group less those with a kind)
              (SELECT count(*) FROM main._webdedup_group_members)
              - (SELECT count(*) FROM main._webdedup_group_kinds)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from webdedup import __version__
 from webdedup.config import Config
-from webdedup.store import migrate, transaction
+from webdedup.store import migrate, run_script, transaction
 
 BUILD_SQL = """
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < :pages),
@@ -69,7 +69,8 @@ INSERT INTO _webdedup_edges (a, b, score, method)
 SELECT canonical_id, id, dup_score, 'minhash' FROM pages WHERE dup_kind = 'near'
 """
 
-#: each annotated page's group columns, as phase 5 keeps them beside the pages (schema 13)
+#: each annotated page's group columns, as phase 5 keeps them beside the pages (schema 13;
+#: by group and by kind since 14: ``sql/group_keys_add.sql`` after it)
 GROUPS_SQL = """
 INSERT INTO _webdedup_groups (id, dup_group, dup_kind, is_canonical, dup_score)
 SELECT id, dup_group, dup_kind, is_canonical, dup_score FROM pages
@@ -100,6 +101,7 @@ def build(path: Path, pages: int) -> float:
         conn.execute(PREPARED_SQL)
         conn.execute(EDGES_SQL)
         conn.execute(GROUPS_SQL)
+        run_script(conn, "group_keys_add", ids="SELECT id FROM _webdedup_groups")
         params = config.shaping_parameters() | {"webdedup_version": __version__}
         conn.execute(
             "INSERT INTO _webdedup_runs (started_at, finished_at, mode, method, fingerprint, "

@@ -1,2 +1,2 @@
 -- How many pages topic clusters are made of (see topic_pages.sql).
-SELECT count(*) FROM main._webdedup_groups WHERE is_canonical = 1;
+SELECT count(*) FROM main._webdedup_group_members WHERE is_canonical = 1;

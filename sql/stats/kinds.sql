@@ -1,10 +1,10 @@
 -- Annotated pages by how they joined their group (NULL: canonical pages, singletons
--- included), from webdedup's groups state: the kinds with a group in their key order
--- (main._webdedup_group_kinds, counted as they come), the canonicals as every page with a
--- group (main._webdedup_group_members) less those with a kind, and the pages without a group
--- (ignored) from main._webdedup_groups. Grouping main._webdedup_groups by dup_kind itself
--- sorts every row in a TEMP B-tree (ten million pages: 1.77 s against 0.30 in key order,
--- docs/benchmarks.md).
+-- included), from webdedup's groups state: the kinds with a group, counted in their key order
+-- (main._webdedup_group_kinds); the canonicals, every page with a group
+-- (main._webdedup_group_members) less those with a kind; the ignored pages, those without a
+-- group (sql/assign.sql), every annotated page (main._webdedup_groups) less those with one.
+-- No sort of the pages' rows. A count can be 0 (the caller leaves it out), or off while a
+-- batched write is halfway through these tables (each is copied in batches of its own).
 SELECT coalesce(kind, 'canonical') AS kind, pages
 FROM (SELECT dup_kind AS kind, count(*) AS pages FROM main._webdedup_group_kinds
       GROUP BY dup_kind
@@ -12,8 +12,6 @@ FROM (SELECT dup_kind AS kind, count(*) AS pages FROM main._webdedup_group_kinds
       SELECT NULL, (SELECT count(*) FROM main._webdedup_group_members)
                    - (SELECT count(*) FROM main._webdedup_group_kinds)
       UNION ALL
-      SELECT dup_kind, count(*) FROM main._webdedup_groups
-      WHERE dup_group IS NULL AND dup_kind IS NOT NULL
-      GROUP BY dup_kind)
-WHERE pages > 0
+      SELECT 'ignored', (SELECT count(*) FROM main._webdedup_groups)
+                        - (SELECT count(*) FROM main._webdedup_group_members))
 ORDER BY pages DESC;

@@ -335,6 +335,21 @@ def test_bench_export_small_run_stays_small(tmp_path):
     assert figures["pages"] == 20000 and figures["peak_rss_mb"] < 500
 
 
+def test_the_export_benchmarks_database_has_its_groups(tmp_path):
+    """bench_export builds its annotated database by hand: with the groups state a run
+    leaves (by group and by kind too, schema 14), or it times an export without groups."""
+    from benchmarks.speed.bench_export import build
+    from webdedup.store.counts import count
+
+    build(tmp_path / "bench.sqlite", 2000)
+    conn = sqlite3.connect(tmp_path / "bench.sqlite")
+    try:
+        counted = count(conn, "pages")
+    finally:
+        conn.close()
+    assert counted.groups > 100 and counted.duplicates > counted.groups
+
+
 def test_mapped_columns_no_title_and_pages_added_after_the_run(tmp_path):
     texts = real_texts()
     conn = sqlite3.connect(tmp_path / "c.sqlite")

@@ -65,7 +65,7 @@ def test_the_pages_by_kind_of_stats_are_the_groups_rows_by_kind(rows):
     """``sql/stats/kinds.sql`` counts from the tables by group and by kind what grouping
     ``_webdedup_groups`` by ``dup_kind`` counts."""
     conn = table(rows)
-    got = dict(conn.execute(sql("stats/kinds")))
+    got = {k: n for k, n in conn.execute(sql("stats/kinds")) if n > 0}  # (as stats reads it)
     conn.close()
     want: dict[str, int] = defaultdict(int)
     for _, k in rows:

@@ -89,7 +89,7 @@ def collect_stats(
             )
         table = stored_columns(conn).get("table", "pages")
         pages = quote(table)
-        kinds = dict(conn.execute(sql("stats/kinds", pages=pages)).fetchall())
+        kinds = {k: n for k, n in conn.execute(sql("stats/kinds", pages=pages)) if n > 0}
         found = count(conn, table, pages=pages_now(conn, table))
         sizes = [
             tuple(r)

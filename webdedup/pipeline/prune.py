@@ -112,15 +112,22 @@ def prune(conn: sqlite3.Connection, table: str, where: str = "is_canonical = 0")
     # that ever changed (and against a caller's own condition)
     where = f"({where}) AND dup_kind IS NOT 'thin'"
     rowid = quote(rowid_alias(conn, table))
+    # the rows found once (a pass over the table, texts included), then looked up by rowid
+    conn.execute("DROP TABLE IF EXISTS temp.run_pruned_ids")
+    conn.execute("CREATE TEMP TABLE run_pruned_ids (id INTEGER PRIMARY KEY)")
+    conn.execute(f"INSERT INTO temp.run_pruned_ids SELECT {rowid} FROM {quote(table)} "
+                 f"WHERE {where}")
+    ids = "SELECT id FROM temp.run_pruned_ids"
     conn.execute(
         f"INSERT INTO {quote(PRUNED_TABLE)} (_rowid, _pruned_at, {col_list}) "
-        f"SELECT {rowid}, datetime('now'), {col_list} FROM {quote(table)} WHERE {where}"
+        f"SELECT {rowid}, datetime('now'), {col_list} FROM {quote(table)} "
+        f"WHERE {rowid} IN ({ids})"
     )
     if table_exists(conn, GROUPS_TABLE):  # pruned pages leave the counts and group lists
-        ids = f"SELECT {rowid} FROM {quote(table)} WHERE {where}"
         _group_keys(conn, "group_keys_drop", ids)
         conn.execute(f"DELETE FROM {GROUPS_TABLE} WHERE id IN ({ids})")
-    cur = conn.execute(f"DELETE FROM {quote(table)} WHERE {where}")
+    cur = conn.execute(f"DELETE FROM {quote(table)} WHERE {rowid} IN ({ids})")
+    conn.execute("DROP TABLE temp.run_pruned_ids")
     return cur.rowcount
 
 
