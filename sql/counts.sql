@@ -2,9 +2,10 @@
 -- pages' reads webdedup's groups state, never the pages table and its texts: the kinds
 -- and their groups in main._webdedup_group_kinds (keyed by dup_kind, dup_group), the pages
 -- with a group in main._webdedup_group_members, all of them in main._webdedup_groups (the
--- ignored pages are those without a group: sql/assign.sql). {pages_count} is how many pages the table holds (an expression);
--- those _webdedup_groups lacks were added since the last run. A thin page is canonical of its own group (unique, or with its URL
--- duplicates): counted there, and once more on its own as thin.
+-- ignored pages are those without a group: sql/assign.sql). {pages_count} is how many pages
+-- the table holds (an expression); those _webdedup_groups lacks were added since the last
+-- run. A thin page is canonical of its own group (unique, or with its URL duplicates):
+-- counted there, and once more on its own as thin.
 -- The groups by kind are those of sql/group_kinds.sql (THE definition: a group's kind is the
 -- loosest link among its duplicates), counted kind by kind down that table in dup_group
 -- order: a near group has a near duplicate, an exact group an exact one and no near one, a
