@@ -2,8 +2,8 @@
 -- their group, and each row written costs its rows by group and by kind too (before schema
 -- 14, two indexes: 0.7 s under the lock for a region of 36,000 pages at three million; at ten
 -- million, 0.8 s of a last transaction of 1.37 s). Found here, in the snapshot (only
--- webdedup runs write the groups, one at a time); written by save_groups_incremental.sql, or
--- by a batched write in batches of their own.
+-- webdedup runs write the groups, one at a time); written by phase5_write_back._groups_rows,
+-- at once or, in a batched write, in batches of their own.
 -- {stored}: main._webdedup_groups, or, for a state whose write will migrate it first (the
 -- table made from the pages' annotations at schema 11, dup_score added at 13), an empty
 -- table: every row then (and every region page without a row is gone:

@@ -9,5 +9,5 @@ SELECT url_key, id, component, length FROM temp.run_lev_nodes ORDER BY url_key, 
 INSERT OR IGNORE INTO main._webdedup_verified SELECT * FROM temp.run_verified;
 DELETE FROM main._webdedup_thin WHERE id IN (SELECT id FROM temp.run_region);
 INSERT INTO main._webdedup_thin SELECT * FROM temp.run_thin;
--- (the groups rows that change: save_groups_incremental.sql, or the batches of a batched
--- write)
+-- (the groups rows that change: phase5_write_back._groups_rows, at once or in the batches
+-- of a batched write)

@@ -407,8 +407,8 @@ def _write_ahead_spaced(writer: _Writer, spacer: _Spacer) -> int:
             add += "WHERE id IN (SELECT id FROM temp.run_restate) AND "  # batches of those
             _batches(writer, "run_restate", ("id",), spacer, partial(_execute, conn, add),
                      step=main)
-        # the region's groups rows that change (save_groups_incremental.sql when not batched),
-        # with their rows of the group and kind tables
+        # the region's groups rows that change (all at once when not batched), with their rows
+        # of the group and kind tables
         _batches(writer, "run_groups_gone", ("id",), spacer,
                  partial(_groups_rows, conn, "run_groups_gone"),
                  step="_webdedup_groups (old rows)")
@@ -463,11 +463,8 @@ def _write_last(writer: _Writer, ahead: int | None) -> WriteBackResult:
         run_script(conn, "save_state_incremental")
         if ahead is None:  # (a batched write wrote these in its batches)
             run_script(conn, "save_region_incremental")
-            changed = "SELECT id FROM temp.run_groups_changed"
-            run_script(conn, "group_keys_drop",
-                       ids=f"SELECT id FROM temp.run_groups_gone UNION ALL {changed}")
-            run_script(conn, "save_groups_incremental")
-            run_script(conn, "group_keys_add", ids=changed)
+            for temp in ("run_groups_gone", "run_groups_changed"):  # all at once
+                _groups_rows(conn, temp, "1", {})
     elif ahead is None:  # (write_ahead did this for a batched full run)
         for copy in STATE:
             _copy_whole(conn, copy)
@@ -548,10 +545,11 @@ def write_back_sql(layout: Layout) -> str:
 def _groups_rows(
     conn: sqlite3.Connection, temp: str, where: str, params: dict[str, object]
 ) -> None:
-    """One batch of an incremental run's groups rows: the ids of ``temp.<temp>`` in
-    ``where``, gone (``run_groups_gone``) or changed (``run_groups_changed``: replaced by its
-    rows). Their stored rows of the group and kind tables go first, the changed rows' new ones
-    in after (``group_keys_drop.sql``, ``group_keys_add.sql``)."""
+    """One batch of an incremental run's groups rows (``where`` ``"1"``: all of them): the ids
+    of ``temp.<temp>`` in ``where``, gone (``run_groups_gone``) or changed
+    (``run_groups_changed``: replaced by its rows). Their stored rows of the group and kind
+    tables go first, the changed rows' new ones in after (``group_keys_drop.sql``,
+    ``group_keys_add.sql``)."""
     ids = f"SELECT id FROM temp.{quote(temp)} WHERE {where}"
     run_script(conn, "group_keys_drop", params, ids=ids)
     if temp == "run_groups_gone":
