@@ -21,6 +21,9 @@ temporary folder (with its ``sql/`` where the package looks for it) and removed 
 nightly run. The child checks that it imported the package and its SQL from that side.
 
 **It writes to the database** (the new pages, the runs' results): give it a copy.
+``--copies DIR``: each side runs on its own copy of it (made in ``DIR`` first, removed at
+the end), given the same new pages each round: for a change of the state's schema, which a
+side's older checkout would refuse to read after the newer one wrote it.
 
 Prints each run and, for each side, the median CPU seconds and the median of each phase.
 """
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -50,7 +54,7 @@ WHERE = (
 
 #: The phases printed beside the CPU (a run's ``timings``, wall seconds; ``write_lock``: the
 #: longest time one write transaction held the lock).
-PHASES = ("prepare", "region", "near", "write_back", "checkpoint", "write_lock")
+PHASES = ("prepare", "region", "near", "write_back", "sketch_blocks", "checkpoint", "write_lock")
 
 
 def checkout(rev: str, stack: ExitStack) -> Path:
@@ -117,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="a checkout on disk (repeat)")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each side")
     parser.add_argument("--new", type=int, default=1000, help="pages added before each run")
+    parser.add_argument("--copies", type=Path, default=None,
+                        help="a folder for a copy of the database for each side")
     args = parser.parse_args(argv)
     if not args.rev and not args.tree:
         parser.error("give at least one --rev or --tree")
@@ -130,18 +136,25 @@ def main(argv: list[str] | None = None) -> int:
     with ExitStack() as stack:
         sides = open_sides(args.rev, args.tree, stack)
         runs: dict[str, list[dict]] = {name: [] for name in sides}
-        seed = 1000
+        dbs = {name: args.db for name in sides}
+        if args.copies is not None:
+            dbs = {name: args.copies / f"side{i}-{args.db.name}" for i, name in enumerate(sides)}
+            for db in dbs.values():
+                stack.callback(db.unlink, missing_ok=True)
+                shutil.copyfile(args.db, db)
         # a first run of each side, not counted: a new checkout's numba kernels are compiled
         # then (numba caches them by source file), and the page cache is warmed
         for k in range(-1, args.rounds):
             # A B, then B A: neither side always runs on the larger database
-            for name, tree in (reversed(sides.items()) if k % 2 else sides.items()):
-                seed += 1  # other pages copied each run
-                add_pages(args.db, args.new, seed)
+            order = reversed(sides.items()) if k % 2 else sides.items()
+            for j, (name, tree) in enumerate(order):
+                # other pages copied each run; with copies the same to each side in a round
+                seed = 1001 + len(sides) * (k + 1) + (0 if args.copies else j)
+                add_pages(dbs[name], args.new, seed)
                 t = time.perf_counter()
                 os.sync()
                 synced = time.perf_counter() - t
-                r = nightly(tree, args.db)
+                r = nightly(tree, dbs[name])
                 if r["mode"] != "incremental":
                     raise SystemExit(f"the run with {name} was {r['mode']}, not incremental")
                 if k >= 0:

@@ -4,11 +4,12 @@ held at most about ``--write-lock`` at a time).
 
     python -m benchmarks.studies.upgrade_groups DB --work DIR [--rounds 2]
 
-Copies an annotated database (schema 14, e.g. one ``lock_holds`` left) into ``DIR``, sets the
-copy back to what schema 13 left (no ``_webdedup_group_members`` and ``_webdedup_group_kinds``,
-the two indexes on ``_webdedup_groups``), and times ``migrate`` in a write transaction, as the
-first write transaction of the next run makes it: the migration fills the two tables from the
-groups rows and drops the indexes. ``--rounds`` times it that many times, setting the copy back
+Copies an annotated database (schema 14 or later, e.g. one ``lock_holds`` left) into ``DIR``,
+sets the copy back to what schema 13 left (no ``_webdedup_group_members`` and
+``_webdedup_group_kinds``, the two indexes on ``_webdedup_groups``), and times ``migrate`` in
+a write transaction, as the first write transaction of the next run makes it: the migration
+fills the two tables from the groups rows and drops the indexes (the later migrations run too:
+schema 15 adds two empty tables). ``--rounds`` times it that many times, setting the copy back
 before each. Prints the seconds of each round and the groups rows.
 """
 

@@ -59,3 +59,38 @@ def test_a_side_that_imports_another_checkouts_package_is_refused(tmp_path):
     else:
         raise AssertionError("a checkout without the package was accepted")
 
+
+
+def test_with_copies_each_side_runs_on_its_own_copy_given_the_same_pages(
+    tmp_path, capsys, monkeypatch
+):
+    """--copies: the database itself is not written; each side's copy gets the same new pages
+    each round (the copies are removed at the end). Two sides of one checkout here."""
+    texts = [t["text"] for t in real_texts(limit=60)]
+    pages = [make_page(f"https://a{i % 4}.example/p{i}", t) for i, t in enumerate(texts)]
+    db = write_pages(tmp_path / "crawl.sqlite", pages)
+    Deduplicator(config=Config()).run_on_db(db)
+    other = tmp_path / "other"
+    other.symlink_to(REPO)  # the same checkout under another name: a second side
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    seen: dict[str, list[set[str]]] = {}
+    real_nightly = nightly_ab.nightly
+
+    def nightly(tree, path):  # what each side's copy holds when it runs
+        conn = sqlite3.connect(path)
+        urls = {u for (u,) in conn.execute("SELECT url FROM pages WHERE url LIKE '%?copy=%'")}
+        conn.close()
+        seen.setdefault(str(tree), []).append(urls)
+        return real_nightly(tree, path)
+
+    monkeypatch.setattr(nightly_ab, "nightly", nightly)
+    assert nightly_ab.main([str(db), "--tree", str(REPO), "--tree", str(other), "--rounds",
+                            "2", "--new", "5", "--copies", str(copies)]) == 0
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT count(*) FROM pages").fetchone()[0] == len(pages)  # untouched
+    conn.close()
+    assert list(copies.iterdir()) == []
+    a, b = seen[str(REPO)], seen[str(other)]
+    assert len(a) == len(b) == 3 and a == b and len(a[-1]) == 3 * 5
+    assert "over 2 runs" in capsys.readouterr().out

@@ -33,7 +33,8 @@ def test_the_upgrade_is_timed_on_a_copy_set_back_to_schema_13(tmp_path, capsys):
         upgrade_groups.back_to_13 = back
     out = capsys.readouterr().out
     assert db.read_bytes() == before  # the database is copied, never written
-    rounds = re.findall(r"round \d: schema 13 -> 14 in ([\d.]+) s .*\((\d+) groups rows\)", out)
+    upgraded = r"round \d: schema 13 -> 15 in ([\d.]+) s .*\((\d+) groups rows\)"
+    rounds = re.findall(upgraded, out)
     assert len(rounds) == 2 and all(int(n) == len(pages) for _, n in rounds)
     # each round starts from what schema 13 left: the indexes, no tables by group and kind
     assert seen == [["_webdedup_groups", "_webdedup_groups_group", "_webdedup_groups_kind"]] * 2

@@ -25,8 +25,8 @@ from ..algorithms.simhash import hamming_distances
 from ..algorithms.sketch import NearSpec, band_matrix, packed_band_matrix, simhashes, sketch_width
 from ..config import Config
 from ..store import run_script, sql
+from ..store.sketch_blocks import stored_sketches
 from ..store.state import host_pages
-from ..store.work import packed_sketches
 
 
 def build_region(
@@ -88,7 +88,8 @@ def _add_band_neighbours(
     """Add the stored pages that share an LSH band key with a page of the queries ``of``
     (``id, sketch`` rows: the changed pages, their hosts' pages) to the region.
 
-    The stored sketches are read a chunk at a time and their band keys compared with the
+    The stored sketches are read a chunk at a time (from their blocks where they are held:
+    :func:`~webdedup.store.sketch_blocks.stored_sketches`) and their band keys compared with the
     changed pages' in memory (:class:`~webdedup.algorithms.bands.NewKeys`). ``simhash``
     keeps only the collisions within the distance (``within``; not with own content, whose
     SimHashes are not stored): short band keys collide by chance (a
@@ -103,7 +104,7 @@ def _add_band_neighbours(
     new_hashes = simhashes(blobs) if spec.method == "simhash" and within else None
     found: set[int] = set()
     # a chunk of stored pages at a time: bounded memory at any size
-    for chunk in packed_sketches(conn, "region_stored_sketches", sketch_width(spec)):
+    for chunk in stored_sketches(conn, sketch_width(spec)):
         i, m = new_keys.collisions(packed_band_matrix(spec, chunk.packed))
         if new_hashes is not None and m.size:
             near = hamming_distances(new_hashes[i], simhashes([chunk.packed])[m])

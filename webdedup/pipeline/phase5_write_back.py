@@ -39,6 +39,7 @@ from ..store import (
     quote,
     run_script,
     schema_version,
+    sketch_blocks,
     sql,
     table_columns,
     table_exists,
@@ -368,6 +369,7 @@ def _write_ahead_spaced(writer: _Writer, spacer: _Spacer) -> int:
         record_annotated(conn, layout.table)
         record_crawler_columns(conn, layout.table, list(layout.crawler_columns))
         set_meta(conn, MISSED, INTERRUPTED)
+        _sketch_blocks_before(conn, plan)
     if plan.mode == "full":
         with spacer.transaction("triggers"):  # the triggers track every change from here
             _check(writer)
@@ -459,6 +461,8 @@ def _write_last(writer: _Writer, ahead: int | None) -> WriteBackResult:
         before = conn.total_changes
         conn.execute(write_back_sql(layout), {"lo": _LOWEST, "hi": _HIGHEST})
         written = conn.total_changes - before
+    if ahead is None:  # (a batched write did it in its first transaction)
+        _sketch_blocks_before(conn, plan)
     if plan.mode == "incremental":
         run_script(conn, "save_state_incremental")
         if ahead is None:  # (a batched write wrote these in its batches)
@@ -491,6 +495,17 @@ def _write_last(writer: _Writer, ahead: int | None) -> WriteBackResult:
     elif plan.mode == "full" or ahead is not None:  # ahead: the mark write_ahead left
         conn.execute("DELETE FROM _webdedup_meta WHERE key = ?", (MISSED,))
     return WriteBackResult(written=written)
+
+
+def _sketch_blocks_before(conn: sqlite3.Connection, plan: Plan) -> None:
+    """Before the sketches are written (in the same or an earlier transaction): a full run
+    empties the sketch blocks, an incremental one marks its rewritten pages stale in them
+    (:mod:`~webdedup.store.sketch_blocks`; ``run_on_db`` writes them again after)."""
+    if plan.mode == "incremental":
+        if sketch_blocks.have_blocks(conn):
+            conn.execute(sketch_blocks.mark_stale_sql())
+    else:
+        sketch_blocks.clear(conn)
 
 
 def _queue_unseen(writer: _Writer, spacer: _Spacer) -> None:

@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Protocol
 
+from ..algorithms.sketch import sketch_width
 from ..algorithms.text import compiled
 from ..config import Columns, Config
 from ..errors import ConfigError, DatabaseLocked, InputError, WebdedupError
@@ -39,6 +40,7 @@ from ..store import (
     integer_primary_key,
     quote,
     run_script,
+    sketch_blocks,
     sql,
     table_exists,
     translate,
@@ -236,6 +238,14 @@ def run_on_db(
             ctx.timings |= {f"write_lock.{k}": v for k, v in written.lock_by_step.items()}
         if not result.counts:  # counted now, outside the lock; the run row then updated
             _record_counts(conn, result, _counts(conn, layout, ctx))
+        # the sketch blocks a nightly run's region reads, written again where missing or stale
+        # (their own short transactions, after the run's)
+        with ctx.phase("sketch_blocks"):
+            width = sketch_width(spec) if spec.method in ("minhash", "simhash") else None
+            blocks = sketch_blocks.refresh(conn, width, checkpoint=own)
+        if blocks.transactions:
+            ctx.timings["write_lock.sketch_blocks"] = round(blocks.longest, 4)
+            ctx.timings["write_lock"] = max(written.lock_seconds, round(blocks.longest, 4))
         if own:  # copy the WAL back into the file now, without blocking a crawler
             with ctx.phase("checkpoint"):
                 conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()

@@ -38,8 +38,8 @@ Example::
     >>> _ = conn.execute("CREATE TABLE pages (url)")   # the crawler's table
     >>> _ = conn.executemany("INSERT INTO pages VALUES (?)", [("u",)] * 7)
     >>> from webdedup.store import migrate, run_script
-    >>> migrate(conn)  # webdedup's state tables (schema 14)
-    14
+    >>> migrate(conn)  # webdedup's state tables (the latest schema)
+    15
     >>> _ = conn.executemany("INSERT INTO _webdedup_groups (dup_group, dup_kind, "
     ...                      "is_canonical) VALUES (?, ?, ?)", [
     ...     (1, None, 1), (1, "url", 0), (1, "near", 0),   # a near group

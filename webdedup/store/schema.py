@@ -33,6 +33,8 @@ STATE_TABLES = (
     "_webdedup_groups",
     "_webdedup_group_members",
     "_webdedup_group_kinds",
+    "_webdedup_sketch_blocks",
+    "_webdedup_sketch_stale",
 )
 #: The tables an annotated database must have for ``export``, ``explain`` and ``stats``.
 RESULT_TABLES = ("_webdedup_meta", "_webdedup_runs", "_webdedup_prepared", "_webdedup_edges")

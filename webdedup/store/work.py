@@ -31,7 +31,7 @@ PACKED_ROWS = 100_000
 #: ... and at most this many bytes of packed text (wide sketches: fewer rows; SQLite's
 #: strings end at a billion bytes).
 PACKED_BYTES = 32 * 2**20
-_LAST_ID = 2**63 - 1
+LAST_ID = 2**63 - 1  # the largest rowid
 
 
 class PackedSketches(NamedTuple):
@@ -44,14 +44,19 @@ class PackedSketches(NamedTuple):
 
 
 def packed_sketches(
-    conn: sqlite3.Connection, name: str, width: int, rows: int = PACKED_ROWS
+    conn: sqlite3.Connection,
+    name: str,
+    width: int,
+    rows: int = PACKED_ROWS,
+    lo: int = -LAST_ID - 1,
+    hi: int = LAST_ID,
 ) -> Iterator[PackedSketches]:
-    """Read sketches of ``width`` bytes each with ``sql/<name>.sql``, ``rows`` at a time in
-    id order (fewer if that would pass :data:`PACKED_BYTES`), packed by SQLite
+    """Read sketches of ``width`` bytes each with ``sql/<name>.sql``, ids ``lo`` to ``hi``,
+    ``rows`` at a time in id order (fewer if that would pass :data:`PACKED_BYTES`), packed by SQLite
     (``group_concat``) into one row: a million rows read one by one cost a Python tuple each
     (about twice the time).
 
-    The query takes ``:lo``, ``:rows`` and ``:width`` and gives ``count(*)``, how many
+    The query takes ``:lo``, ``:hi``, ``:rows`` and ``:width`` and gives ``count(*)``, how many
     sketches are not ``:width`` bytes long (one aggregate: with a shortest and a longest,
     two, reading a million stored sketches took 0.73 s, 0.67 s so), the largest id,
     ``group_concat({sketch}, '')``, ``group_concat(id)`` and any further integer columns as
@@ -62,13 +67,12 @@ def packed_sketches(
     utf8 = str(conn.execute("PRAGMA encoding").fetchone()[0]).upper() == "UTF-8"
     query = sql(name, sketch="sketch" if utf8 else "hex(sketch)")
     rows = max(1, min(rows, PACKED_BYTES // (width * (1 if utf8 else 2))))
-    lo = -_LAST_ID - 1
     while True:
         old = conn.text_factory
         conn.text_factory = bytes  # the packed sketches are not text (only for this query)
         try:
             count, other_widths, last, packed, *lists = conn.execute(
-                query, {"lo": lo, "rows": rows, "width": width}
+                query, {"lo": lo, "hi": hi, "rows": rows, "width": width}
             ).fetchone()
         finally:
             conn.text_factory = old
@@ -86,7 +90,7 @@ def packed_sketches(
             raise ValueError(f"sql/{name}.sql: the packed columns do not hold {count} rows")
         ids, columns, packed = _in_id_order(arrays[0], arrays[1:], packed, width)
         yield PackedSketches(ids, columns, packed, width)
-        if count < rows or last == _LAST_ID:
+        if count < rows or last >= hi:
             return
         lo = int(last) + 1
 
