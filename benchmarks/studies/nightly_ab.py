@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -108,6 +107,16 @@ def add_pages(db: Path, new: int, seed: int) -> None:
         conn.close()
 
 
+def copy_database(source: Path, target: Path) -> None:
+    """``source`` copied by SQLite's backup (what a WAL file still holds too)."""
+    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        dst.close()
+        src.close()
+
+
 def nightly(tree: Path, db: Path) -> dict:
     """One incremental run with ``tree``'s package: ``bench_scale``'s figures of it."""
     return child(RUN, str(db.resolve()), cwd=tree, env=_env(tree))
@@ -141,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             dbs = {name: args.copies / f"side{i}-{args.db.name}" for i, name in enumerate(sides)}
             for db in dbs.values():
                 stack.callback(db.unlink, missing_ok=True)
-                shutil.copyfile(args.db, db)
+                copy_database(args.db, db)
         # a first run of each side, not counted: a new checkout's numba kernels are compiled
         # then (numba caches them by source file), and the page cache is warmed
         for k in range(-1, args.rounds):

@@ -26,6 +26,7 @@ from webdedup.config import Config
 from webdedup.errors import ConcurrentRun, ConfigError
 from webdedup.incremental.plan import MISSED
 from webdedup.pipeline.phase5_write_back import GENERATION, INTERRUPTED, SEGMENT_STATE, STATE
+from webdedup.store.sketch_blocks import VALID_FROM
 
 TINY = 1e-9  # every write is larger than this: batched, smallest batches
 
@@ -56,9 +57,9 @@ def state(path) -> dict[str, list]:
         for c in STATE + SEGMENT_STATE
     }
     out["changes"] = conn.execute("SELECT id, op FROM _webdedup_changes ORDER BY id").fetchall()
-    out["meta"] = conn.execute(
-        "SELECT key, value FROM _webdedup_meta WHERE key NOT IN (?, 'config') ORDER BY key",
-        (GENERATION,),
+    out["meta"] = conn.execute(  # (write generations: a batched write claims more of them)
+        "SELECT key, value FROM _webdedup_meta WHERE key NOT IN (?, ?, 'config') ORDER BY key",
+        (GENERATION, VALID_FROM),
     ).fetchall()
     out["triggers"] = conn.execute(
         "SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' ORDER BY name"

@@ -19,7 +19,8 @@ from test_write_batches import TINY
 
 from webdedup import Deduplicator
 from webdedup.config import Config
-from webdedup.store import sketch_blocks
+from webdedup.errors import DatabaseLocked
+from webdedup.store import connect, migrate, sketch_blocks, transaction
 from webdedup.store.sketch_blocks import BLOCK, BLOCK_BITS, stored_sketches
 
 #: Ids a page apart: 60 pages over about 25 blocks, several pages in most.
@@ -71,7 +72,8 @@ def read_pass(path) -> dict[int, bytes]:
 
 
 def blocks(path) -> tuple[dict[int, int], set[int]]:
-    """``{block: ids held}`` and the stale ids, each block checked against the table: its ids
+    """``{block: ids held}`` of the valid blocks (not older than the last full run) and the
+    stale ids, each block checked against the table: its ids
     not stale hold the sketch the table holds, and every id of its range with a sketch that
     is not stale is in it."""
     stored = sketches(path)
@@ -80,7 +82,8 @@ def blocks(path) -> tuple[dict[int, int], set[int]]:
         stale = {i for (i,) in conn.execute("SELECT id FROM _webdedup_sketch_stale")}
         held = {}
         for block, width, present, packed in conn.execute(
-            "SELECT block, width, present, sketches FROM _webdedup_sketch_blocks"
+            "SELECT block, width, present, sketches FROM _webdedup_sketch_blocks "
+            "WHERE generation >= ?", (sketch_blocks.valid_from(conn),)
         ):
             ids = sketch_blocks.block_ids(block, present).tolist()
             assert len(present) == BLOCK // 8 and len(packed) == len(ids) * width
@@ -235,3 +238,125 @@ def test_an_older_state_gets_its_blocks_on_its_next_run(tmp_path):
     held, _ = blocks(path)
     assert {i >> BLOCK_BITS for i in sketches(path)} <= set(held)
     assert read_pass(path) == sketches(path)
+
+
+def test_a_full_run_leaves_no_old_block_read(tmp_path, monkeypatch):
+    """A full run over the blocks of the same width: the blocks written before it are not
+    read (they hold the sketches it replaced), even where nothing writes them again."""
+    path = crawl_db(tmp_path / "c.sqlite")
+    Deduplicator().run_on_db(path)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE pages SET content = content || ' and a new ending' WHERE id % 3 = 1")
+    conn.commit()
+    conn.close()
+    old = sketches(path)
+    monkeypatch.setattr(sketch_blocks, "refresh",
+                        lambda *a, **k: sketch_blocks.Refreshed())  # no block written again
+    Deduplicator().run_on_db(path, full=True)
+    assert sketches(path) != old  # (the edits changed sketches the blocks still hold)
+    assert read_pass(path) == sketches(path)
+
+
+def store_only(tmp_path, ids, encoding="UTF-8"):
+    """webdedup's state tables alone, with a sketch of 8 bytes for each of ``ids``."""
+    conn = connect(tmp_path / "s.sqlite", must_exist=False)
+    conn.execute(f"PRAGMA encoding = '{encoding}'")
+    with transaction(conn):
+        migrate(conn)
+        conn.executemany("INSERT INTO _webdedup_sketches (id, scheme, sketch) VALUES (?, 's', ?)",
+                         [(i, (i % 2**62).to_bytes(8, "little")) for i in ids])
+    return conn
+
+
+@pytest.mark.parametrize("encoding", ["UTF-8", "UTF-16le"])
+def test_blocks_at_the_ends_of_the_rowids(tmp_path, encoding):
+    """Ids at both ends of SQLite's rowids (the top block's last id is 2**63 - 1), sketches
+    changed after their blocks were written (stale), where text is UTF-16 too."""
+    top, bottom = 2**63 - 1, -(2**63)
+    ids = [bottom, bottom + 3, -5, 0, 7, 4095, 4096, top - 4096, top - 2, top]
+    conn = store_only(tmp_path, ids, encoding)
+    done = sketch_blocks.refresh(conn, 8, 1, lambda: True)
+    assert done.written == 6 and not done.stopped
+
+    def read() -> dict[int, bytes]:
+        got: dict[int, bytes] = {}
+        for chunk in stored_sketches(conn, 8):
+            for k, i in enumerate(chunk.ids.tolist()):
+                assert i not in got
+                got[i] = chunk.packed[8 * k : 8 * k + 8]
+        return got
+
+    def table() -> dict[int, bytes]:
+        return dict(conn.execute("SELECT id, sketch FROM _webdedup_sketches"))
+
+    assert read() == table()
+    with transaction(conn):  # as an incremental run writes: marked stale, then written
+        for i in (top, bottom, 7):
+            conn.execute("INSERT INTO _webdedup_sketch_stale (id) VALUES (?)", (i,))
+        conn.execute("UPDATE _webdedup_sketches SET sketch = x'0102030405060708' "
+                     "WHERE id IN (?, ?)", (top, bottom))
+        conn.execute("DELETE FROM _webdedup_sketches WHERE id = 7")
+    assert read() == table()
+    monkey = sketch_blocks.STALE_REWRITE
+    sketch_blocks.STALE_REWRITE = 1
+    try:
+        sketch_blocks.refresh(conn, 8, 2, lambda: True)
+    finally:
+        sketch_blocks.STALE_REWRITE = monkey
+    assert conn.execute("SELECT count(*) FROM _webdedup_sketch_stale").fetchone() == (0,)
+    assert read() == table()
+    conn.close()
+
+
+def test_the_refresh_stops_when_another_run_claims_a_write(tmp_path, monkeypatch):
+    """Between a run's write and the end of its refresh another run may claim a write (and
+    mark ids stale, then write their sketches in later transactions): the refresh checks the
+    write generation in each of its transactions and stops."""
+    conn = store_only(tmp_path, range(0, 40_000, 7))
+    calls = []
+
+    def ours() -> bool:
+        calls.append(1)
+        return len(calls) < 3  # another run claims before the third transaction
+
+    monkeypatch.setattr(sketch_blocks, "REFRESH_BYTES", 3 * 8 * sketch_blocks.BLOCK)
+    done = sketch_blocks.refresh(conn, 8, 1, ours)
+    assert done.stopped and done.transactions == 2 and done.written == 6
+    assert conn.execute("SELECT count(*) FROM _webdedup_sketch_blocks").fetchone() == (6,)
+    conn.close()
+    # and a run's refresh asks about the generation its own write claimed
+    path = crawl_db(tmp_path / "c.sqlite")
+    real = sketch_blocks.refresh
+
+    def claimed_meanwhile(conn, *args, **kwargs):
+        with transaction(conn):  # as another run's first write transaction would
+            conn.execute("UPDATE _webdedup_meta SET value = value + 1 "
+                         "WHERE key = 'write_generation'")
+        return real(conn, *args, **kwargs)
+
+    monkeypatch.setattr(sketch_blocks, "refresh", claimed_meanwhile)
+    Deduplicator().run_on_db(path)
+    assert blocks(path) == ({}, set())  # nothing written
+    assert read_pass(path) == sketches(path)
+
+
+def test_a_crawler_holding_the_lock_leaves_the_blocks_to_the_next_run(tmp_path, monkeypatch):
+    """The run's write is committed when its refresh begins: a busy lock then ends the
+    refresh with a word, not the run with an error."""
+    path = crawl_db(tmp_path / "c.sqlite")
+
+    def locked(*args, **kwargs):
+        raise DatabaseLocked("database is locked")
+
+    monkeypatch.setattr(sketch_blocks, "refresh", locked)
+    said: list[str] = []
+    result = Deduplicator().run_on_db(path, on_message=said.append)
+    assert result.mode == "full" and result.near_duplicates > 0
+    assert any("sketch blocks were left for the next run" in m for m in said)
+    assert read_pass(path) == sketches(path)
+    monkeypatch.undo()
+    edit(path, 9)
+    Deduplicator().run_on_db(path)  # the next run writes them
+    held, _ = blocks(path)
+    assert {i >> BLOCK_BITS for i in sketches(path)} <= set(held)
+

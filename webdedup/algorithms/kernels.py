@@ -1203,10 +1203,10 @@ def _band_collisions(
     rows, columns = keys.shape
     width = ordered.shape[1]
     # 1. the keys that pass the filter (few do), as row * columns + column, in one pass over
-    # the matrix as stored: into room for all of them (untouched memory costs nothing; two
-    # passes, one to count and one to fill, took twice the time: the filter's lookups are
-    # most of it)
-    hits = np.empty(rows * columns, dtype=np.int64)
+    # the matrix as stored: into room for all of them (4 bytes a key, 15 MB for a chunk of
+    # 100,000 rows of 37 keys, most of it never touched; two passes, one to count and one to
+    # fill, took twice the time: the filter's lookups are most of it)
+    hits = np.empty(rows * columns, dtype=np.int32)
     n = 0
     for m in range(rows):
         for j in range(columns):
@@ -1287,6 +1287,7 @@ def band_collisions(
         and ordered.dtype == keys.dtype
         and 0 <= shift <= 32
         and member.size * 8 >= 1 << (32 - shift)
+        and keys.size < 2**31  # (a key's place is kept in 32 bits)
     ):
         raise ValueError("band_collisions: arrays of mismatched shapes or types")
     return _band_collisions(folded, keys, multipliers, member, shift, ordered, order)

@@ -162,3 +162,5 @@ class WriteBackResult(PhaseResult):
     #: the longest hold of each step of the write (``begin``, ``triggers``, each state
     #: table, ``annotations``, ``last``)
     lock_by_step: dict[str, float] = field(default_factory=dict)
+    #: the write generation the write claimed (``_webdedup_meta``'s ``write_generation``)
+    generation: str | None = None

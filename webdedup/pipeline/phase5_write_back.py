@@ -225,6 +225,7 @@ def run(
                 finish(result)
     return replace(
         result,
+        generation=writer.generation,
         lock_seconds=round(max(writer.holds), 4),
         lock_seconds_total=round(sum(writer.holds), 4),
         lock_by_step={k: round(v, 4) for k, v in writer.longest.items()},
@@ -369,7 +370,7 @@ def _write_ahead_spaced(writer: _Writer, spacer: _Spacer) -> int:
         record_annotated(conn, layout.table)
         record_crawler_columns(conn, layout.table, list(layout.crawler_columns))
         set_meta(conn, MISSED, INTERRUPTED)
-        _sketch_blocks_before(conn, plan)
+        _sketch_blocks_before(writer)
     if plan.mode == "full":
         with spacer.transaction("triggers"):  # the triggers track every change from here
             _check(writer)
@@ -462,7 +463,7 @@ def _write_last(writer: _Writer, ahead: int | None) -> WriteBackResult:
         conn.execute(write_back_sql(layout), {"lo": _LOWEST, "hi": _HIGHEST})
         written = conn.total_changes - before
     if ahead is None:  # (a batched write did it in its first transaction)
-        _sketch_blocks_before(conn, plan)
+        _sketch_blocks_before(writer)
     if plan.mode == "incremental":
         run_script(conn, "save_state_incremental")
         if ahead is None:  # (a batched write wrote these in its batches)
@@ -497,15 +498,17 @@ def _write_last(writer: _Writer, ahead: int | None) -> WriteBackResult:
     return WriteBackResult(written=written)
 
 
-def _sketch_blocks_before(conn: sqlite3.Connection, plan: Plan) -> None:
-    """Before the sketches are written (in the same or an earlier transaction): a full run
-    empties the sketch blocks, an incremental one marks its rewritten pages stale in them
-    (:mod:`~webdedup.store.sketch_blocks`; ``run_on_db`` writes them again after)."""
-    if plan.mode == "incremental":
+def _sketch_blocks_before(writer: _Writer) -> None:
+    """In the transaction that claims the write, before the sketches are written: a full run
+    makes the sketch blocks written before it invalid, an incremental one marks its rewritten
+    pages stale in them (:mod:`~webdedup.store.sketch_blocks`; ``run_on_db`` writes them again
+    after, while the write generation is still this run's)."""
+    conn = writer.ctx.conn
+    if writer.plan.mode == "incremental":
         if sketch_blocks.have_blocks(conn):
             conn.execute(sketch_blocks.mark_stale_sql())
     else:
-        sketch_blocks.clear(conn)
+        sketch_blocks.invalidate(conn, int(writer.generation or 0))
 
 
 def _queue_unseen(writer: _Writer, spacer: _Spacer) -> None:

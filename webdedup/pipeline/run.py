@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Protocol
 
-from ..algorithms.sketch import sketch_width
+from ..algorithms.sketch import NearSpec, sketch_width
 from ..algorithms.text import compiled
 from ..config import Columns, Config
 from ..errors import ConfigError, DatabaseLocked, InputError, WebdedupError
@@ -52,7 +52,7 @@ from ..store.counts import count as count_pages
 from ..store.layout import CrawlerTable, Layout
 from ..store.pages import rowid_bounds
 from ..store.snapshot import CommitWatch, database_file
-from ..store.state import host_pages, set_meta
+from ..store.state import host_pages, meta_value, set_meta
 from ..store.triggers import unmirrored_keys
 from ..version import __version__
 from ..words import plural
@@ -241,8 +241,7 @@ def run_on_db(
         # the sketch blocks a nightly run's region reads, written again where missing or stale
         # (their own short transactions, after the run's)
         with ctx.phase("sketch_blocks"):
-            width = sketch_width(spec) if spec.method in ("minhash", "simhash") else None
-            blocks = sketch_blocks.refresh(conn, width, checkpoint=own)
+            blocks = _refresh_blocks(conn, spec, written, own, on_message)
         if blocks.transactions:
             ctx.timings["write_lock.sketch_blocks"] = round(blocks.longest, 4)
             ctx.timings["write_lock"] = max(written.lock_seconds, round(blocks.longest, 4))
@@ -578,6 +577,30 @@ def _counts(conn: sqlite3.Connection, layout: Layout, ctx: RunContext) -> Counts
     """The table's counts after the run (its pages as the run's snapshot counted them:
     counting the table again would read all of it)."""
     return count_pages(conn, layout.table, pages=ctx.total_pages)
+
+
+def _refresh_blocks(
+    conn: sqlite3.Connection,
+    spec: NearSpec,
+    written: WriteBackResult,
+    own: bool,
+    on_message: Callable[[str], None] | None,
+) -> sketch_blocks.Refreshed:
+    """The sketch blocks written again after the run's write (:func:`.sketch_blocks.refresh`),
+    while the write generation is the one it claimed. They are a copy for the nightly pass:
+    a crawler that keeps the lock past the busy timeout leaves them to the next run."""
+    width = sketch_width(spec) if spec.method in ("minhash", "simhash") else None
+    generation = written.generation
+
+    def ours() -> bool:
+        return meta_value(conn, phase5_write_back.GENERATION) == generation
+
+    try:
+        return sketch_blocks.refresh(conn, width, int(generation or 0), ours, checkpoint=own)
+    except DatabaseLocked as exc:
+        if on_message is not None:
+            on_message(f"the sketch blocks were left for the next run to write ({exc})")
+        return sketch_blocks.Refreshed(stopped=True)
 
 
 def _record_counts(conn: sqlite3.Connection, result: RunResult, counts: Counts) -> None:

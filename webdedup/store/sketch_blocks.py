@@ -8,12 +8,15 @@ ten million records and ``group_concat`` copies each). ``_webdedup_sketch_blocks
 
 The table of sketches stays what every other reader and writer uses; a block is a copy of
 its ids' rows as they were when it was written, and ``_webdedup_sketch_stale`` lists the ids
-written since (an incremental run marks its pages there before it writes their sketches,
-``sql/sketch_blocks_stale.sql``; a full run empties both tables). So a block may be old, never
-wrong: :func:`stored_sketches` takes from each block the ids not stale, and reads the rest —
-stale ids, and the ids of blocks not written yet — from the table of sketches. At the end of
-each run :func:`refresh` writes again the blocks that are missing or have many stale ids,
-a few to a transaction (each holds the write lock for milliseconds).
+written since: an incremental run marks its pages there in the transaction that claims its
+write, before it writes their sketches (``sql/sketch_blocks_stale.sql``); a full run records
+its write generation as :data:`VALID_FROM`, and the blocks written before it are not read
+(deleting them would read their overflow pages under the lock: seconds at ten million
+pages). So a block may be old, never wrong: :func:`stored_sketches` takes from each valid
+block the ids not stale, and reads the rest — stale ids, and the ids of blocks missing or not
+valid — from the table of sketches. At the end of each run :func:`refresh` writes again the
+blocks that are missing, not valid or have many stale ids, a few to a transaction (each holds
+the write lock for milliseconds), and stops when another run has claimed a write since.
 
 >>> present = np.zeros(BLOCK // 8, np.uint8); present[0] = 0b101  # ids 0 and 2 of the block
 >>> block_ids(1, present.tobytes()).tolist()
@@ -24,13 +27,14 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from .connection import transaction
 from .sqlfiles import sql
+from .state import meta_value, set_meta
 from .tables import table_exists
 from .work import LAST_ID, PackedSketches, packed_sketches
 
@@ -53,6 +57,9 @@ CHECKPOINT_BYTES = 64 * 2**20
 
 BLOCKS = "_webdedup_sketch_blocks"
 STALE = "_webdedup_sketch_stale"
+#: The meta key holding the write generation of the last full run: blocks written by an
+#: earlier run hold sketches that run replaced.
+VALID_FROM = "sketch_blocks_from"
 
 
 def block_ids(block: int, present: bytes) -> np.ndarray:
@@ -65,6 +72,11 @@ def block_ids(block: int, present: bytes) -> np.ndarray:
 def have_blocks(conn: sqlite3.Connection) -> bool:
     """Whether the state has the blocks' tables (schema 15 and later)."""
     return table_exists(conn, BLOCKS) and table_exists(conn, STALE)
+
+
+def valid_from(conn: sqlite3.Connection) -> int:
+    """The first write generation whose blocks hold the sketches (:data:`VALID_FROM`)."""
+    return int(meta_value(conn, VALID_FROM) or 0)
 
 
 def stored_sketches(conn: sqlite3.Connection, width: int) -> Iterator[PackedSketches]:
@@ -82,13 +94,16 @@ def stored_sketches(conn: sqlite3.Connection, width: int) -> Iterator[PackedSket
     ids: list[np.ndarray] = []
     packed: list[bytes] = []
     rows = 0
-    query = f"SELECT block, width, present, sketches FROM main.{BLOCKS} ORDER BY block"
-    for block, bwidth, present, sketches in conn.execute(query):
+    query = (f"SELECT block, width, present, sketches FROM main.{BLOCKS} WHERE generation >= ? "
+             "ORDER BY block")
+    for block, bwidth, present, sketches in conn.execute(query, (valid_from(conn),)):
         got = block_ids(block, present) if bwidth == width else None
         if got is None or len(sketches) != len(got) * width:
             continue  # another width (another configuration's): read from the table
         held.append(block)
-        first, last = np.searchsorted(stale, [block << BLOCK_BITS, (block + 1) << BLOCK_BITS])
+        lo = block << BLOCK_BITS  # (the last id of the top block is 2**63 - 1: no higher bound)
+        first = int(np.searchsorted(stale, lo))
+        last = int(np.searchsorted(stale, lo + BLOCK - 1, side="right"))
         if last > first:
             keep = ~np.isin(got, stale[first:last])
             matrix = np.frombuffer(sketches, np.uint8).reshape(len(got), width)
@@ -134,42 +149,52 @@ def _gaps(held: list[int]) -> Iterator[tuple[int, int]]:
 @dataclass
 class Refreshed:
     """What :func:`refresh` did: blocks written, blocks deleted (no sketch left in them),
-    transactions, and the longest of them (seconds)."""
+    transactions, the longest of them (seconds), and whether it stopped because another run
+    claimed a write."""
 
     written: int = 0
     deleted: int = 0
     transactions: int = 0
     longest: float = 0.0
+    stopped: bool = False
 
 
 def refresh(
-    conn: sqlite3.Connection, width: int | None, checkpoint: bool = False
+    conn: sqlite3.Connection,
+    width: int | None,
+    generation: int,
+    ours: Callable[[], bool],
+    checkpoint: bool = False,
 ) -> Refreshed:
-    """Write again the blocks that are missing (ids with sketches that no block holds) or
-    hold :data:`STALE_REWRITE` stale ids or more; delete those whose ids have no sketch left.
-    ``width`` None (a method without sketches): every block goes. Outside a transaction;
-    each of its own holds blocks of about :data:`REFRESH_BYTES` (and reads their rows from
-    the table of sketches in it, so a block and its stale ids change together).
-    ``checkpoint``: a passive checkpoint after each :data:`CHECKPOINT_BYTES` written (the run's
-    own connection, whose automatic checkpoints are off)."""
+    """Write again the blocks that are missing (ids with sketches that no block holds), not
+    valid (:func:`valid_from`), of another width, or hold :data:`STALE_REWRITE` stale ids or
+    more, as of write generation ``generation``; delete those whose ids have no sketch left.
+    ``width`` None (a method without sketches): every block goes.
+
+    Outside a transaction; each of its own holds blocks of about :data:`REFRESH_BYTES`, reads
+    their rows from the table of sketches (read once before, outside it: the page cache holds
+    them then) and begins by asking ``ours()`` whether the write generation is still the
+    run's: when another run has claimed a write since, it stops (that run may have marked ids
+    stale that a block written now would forget). ``checkpoint``: a passive checkpoint after
+    each :data:`CHECKPOINT_BYTES` written (the run's own connection, whose automatic
+    checkpoints are off)."""
     done = Refreshed()
     if not have_blocks(conn):
         return done
-    if width is None:
-        if conn.execute(f"SELECT 1 FROM main.{BLOCKS} LIMIT 1").fetchone() is not None:
-            with transaction(conn):
-                done.deleted = conn.execute(f"DELETE FROM main.{BLOCKS}").rowcount
-                conn.execute(f"DELETE FROM main.{STALE}")
-            done.transactions = 1
-        return done
     todo = _blocks_to_write(conn, width)
-    per = max(1, REFRESH_BYTES // (BLOCK * width))
+    per = max(1, REFRESH_BYTES // (BLOCK * (width or 64)))
     since = 0
     for i in range(0, len(todo), per):
+        part = todo[i : i + per]
+        if width is not None:  # read before the lock
+            _warm(conn, part[0] << BLOCK_BITS, ((part[-1] + 1) << BLOCK_BITS) - 1)
         start = time.perf_counter()
         with transaction(conn):
-            for block in todo[i : i + per]:
-                size = _write_block(conn, block, width)
+            if not ours():
+                done.stopped = True
+                return done
+            for block in part:
+                size = _write_block(conn, block, width, generation)
                 since += size
                 if size:
                     done.written += 1
@@ -183,14 +208,26 @@ def refresh(
     return done
 
 
-def _blocks_to_write(conn: sqlite3.Connection, width: int) -> list[int]:
+def _warm(conn: sqlite3.Connection, lo: int, hi: int) -> None:
+    conn.execute(
+        "SELECT sum(length(sketch)) FROM main._webdedup_sketches WHERE id BETWEEN ? AND ?",
+        (lo, hi),
+    ).fetchone()
+
+
+def _blocks_to_write(conn: sqlite3.Connection, width: int | None) -> list[int]:
     """The blocks :func:`refresh` writes: the blocks of the ids with sketches, found by one
-    seek a block (ids may be sparse), not held at this width or with many stale ids; and the
-    blocks held whose ids have no sketch left."""
+    seek a block (ids may be sparse), not held, not valid, of another width or with many stale
+    ids; and the blocks held whose ids have no sketch left (all of them for ``width`` None)."""
+    first = valid_from(conn)
     held = {
-        block: bwidth
-        for block, bwidth in conn.execute(f"SELECT block, width FROM main.{BLOCKS}")
+        block: (bwidth if generation >= first else None)
+        for block, bwidth, generation in conn.execute(
+            f"SELECT block, width, generation FROM main.{BLOCKS}"
+        )
     }
+    if width is None:
+        return sorted(held)
     stale = dict(
         conn.execute(
             f"SELECT id >> {BLOCK_BITS}, count(*) FROM main.{STALE} GROUP BY 1"
@@ -213,14 +250,19 @@ def _blocks_to_write(conn: sqlite3.Connection, width: int) -> list[int]:
     return sorted(todo)
 
 
-def _write_block(conn: sqlite3.Connection, block: int, width: int) -> int:
+def _write_block(
+    conn: sqlite3.Connection, block: int, width: int | None, generation: int
+) -> int:
     """Write block ``block`` from the table of sketches (inside a transaction) and clear its
-    stale ids; delete it when it has no sketch. Returns the sketch bytes written."""
+    stale ids; delete it when it has no sketch (or ``width`` is None). Returns the sketch bytes
+    written."""
     lo, hi = block << BLOCK_BITS, ((block + 1) << BLOCK_BITS) - 1
     conn.execute(f"DELETE FROM main.{STALE} WHERE id BETWEEN ? AND ?", (lo, hi))
-    chunks = list(packed_sketches(conn, "region_stored_sketches", width, rows=BLOCK, lo=lo, hi=hi))
+    chunks = [] if width is None else list(
+        packed_sketches(conn, "region_stored_sketches", width, rows=BLOCK, lo=lo, hi=hi)
+    )
     ids = np.concatenate([c.ids for c in chunks]) if chunks else np.empty(0, np.int64)
-    if not ids.size:
+    if not ids.size or width is None:
         conn.execute(f"DELETE FROM main.{BLOCKS} WHERE block = ?", (block,))
         return 0
     bits = np.zeros(BLOCK, np.uint8)
@@ -228,9 +270,9 @@ def _write_block(conn: sqlite3.Connection, block: int, width: int) -> int:
     present = np.packbits(bits, bitorder="little").tobytes()
     sketches = b"".join(c.packed for c in chunks)
     conn.execute(
-        f"INSERT OR REPLACE INTO main.{BLOCKS} (block, width, present, sketches) "
-        "VALUES (?, ?, ?, ?)",
-        (block, width, present, sketches),
+        f"INSERT OR REPLACE INTO main.{BLOCKS} (block, generation, width, present, sketches) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (block, generation, width, present, sketches),
     )
     return len(sketches)
 
@@ -240,8 +282,10 @@ def mark_stale_sql() -> str:
     return sql("sketch_blocks_stale", bits=str(BLOCK_BITS))
 
 
-def clear(conn: sqlite3.Connection) -> None:
-    """Empty both tables (a full run, before it writes the sketches; inside its write)."""
+def invalidate(conn: sqlite3.Connection, generation: int) -> None:
+    """A full run, in the transaction that claims its write (generation ``generation``),
+    before it writes the sketches: the blocks written before it are no longer read
+    (:data:`VALID_FROM`); the stale ids go (small rows: cheap to delete)."""
     if have_blocks(conn):
-        conn.execute(f"DELETE FROM main.{BLOCKS}")
+        set_meta(conn, VALID_FROM, str(generation))
         conn.execute(f"DELETE FROM main.{STALE}")
