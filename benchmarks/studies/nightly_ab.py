@@ -107,14 +107,16 @@ def add_pages(db: Path, new: int, seed: int) -> None:
         conn.close()
 
 
-def copy_database(source: Path, target: Path) -> None:
-    """``source`` copied by SQLite's backup (what a WAL file still holds too)."""
+def copy_database(source: Path, target: Path) -> Path:
+    """``source`` copied by SQLite's backup (what a WAL file still holds too); returns
+    ``target``."""
     src, dst = sqlite3.connect(source), sqlite3.connect(target)
     try:
         src.backup(dst)
     finally:
         dst.close()
         src.close()
+    return target
 
 
 def nightly(tree: Path, db: Path) -> dict:

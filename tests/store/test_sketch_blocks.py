@@ -10,13 +10,13 @@ whose region depends on a stale sketch still finds what a full run finds.
 from __future__ import annotations
 
 import random
-import shutil
 import sqlite3
 
 import pytest
 from conftest import real_texts
 from test_write_batches import TINY
 
+from benchmarks.studies.nightly_ab import copy_database  # (by SQLite: no file opened)
 from webdedup import Deduplicator
 from webdedup.config import Config
 from webdedup.errors import DatabaseLocked
@@ -144,7 +144,7 @@ def test_the_pass_reads_every_stored_sketch_once_through_runs(tmp_path, write_lo
         assert read_pass(path) == sketches(path)
         # every id with a sketch is in a block written since (none is missing)
         assert {i >> BLOCK_BITS for i in sketches(path)} <= set(held)
-        full = shutil.copy(path, tmp_path / f"full{night}.sqlite")
+        full = copy_database(path, tmp_path / f"full{night}.sqlite")
         Deduplicator(config=Config(write_lock=write_lock)).run_on_db(full, full=True)
         assert annotations(path) == annotations(full)
     assert saw_stale  # (the runs left stale ids in the blocks: the pass read them)
@@ -187,7 +187,7 @@ def test_a_page_found_only_through_its_stale_sketch(tmp_path, monkeypatch):
     b = max(got)
     assert got[a][0] is not None and got[a][0] == got[b][0]
     assert "near" in (got[a][1], got[b][1])  # a near-duplicate pair
-    full = shutil.copy(path, tmp_path / "full.sqlite")
+    full = copy_database(path, tmp_path / "full.sqlite")
     Deduplicator().run_on_db(full, full=True)
     assert annotations(full) == got
 

@@ -106,8 +106,7 @@ def stored_sketches(conn: sqlite3.Connection, width: int) -> Iterator[PackedSket
         last = int(np.searchsorted(stale, lo + BLOCK - 1, side="right"))
         if last > first:
             keep = ~np.isin(got, stale[first:last])
-            matrix = np.frombuffer(sketches, np.uint8).reshape(len(got), width)
-            got, sketches = got[keep], matrix[keep].tobytes()
+            got, sketches = got[keep], _rows(sketches, width, keep)
         ids.append(got)
         packed.append(sketches)
         rows += len(got)
@@ -119,16 +118,22 @@ def stored_sketches(conn: sqlite3.Connection, width: int) -> Iterator[PackedSket
     for lo, hi in _gaps(held):
         yield from packed_sketches(conn, "region_stored_sketches", width, lo=lo, hi=hi)
     if stale.size and held:  # the stale ids of the blocks held (the others were read above)
-        inside = np.isin(stale >> BLOCK_BITS, np.asarray(held, np.int64))
+        blocks_held = np.asarray(held, np.int64)
+        inside = np.isin(stale >> BLOCK_BITS, blocks_held)
         if inside.any():
             lo, hi = int(stale[inside][0]), int(stale[inside][-1])
             for chunk in packed_sketches(conn, "region_stale_sketches", width, lo=lo, hi=hi):
-                keep = np.isin(chunk.ids >> BLOCK_BITS, np.asarray(held, np.int64))
-                if keep.all():
-                    yield chunk
-                elif keep.any():
-                    matrix = np.frombuffer(chunk.packed, np.uint8).reshape(len(keep), width)
-                    yield PackedSketches(chunk.ids[keep], [], matrix[keep].tobytes(), width)
+                keep = np.isin(chunk.ids >> BLOCK_BITS, blocks_held)
+                if keep.any():
+                    yield PackedSketches(chunk.ids[keep], [], _rows(chunk.packed, width, keep),
+                                         width)
+
+
+def _rows(packed: bytes, width: int, keep: np.ndarray) -> bytes:
+    """The sketches of ``packed`` (``width`` bytes each) where ``keep`` is true."""
+    if keep.all():
+        return packed
+    return np.frombuffer(packed, np.uint8).reshape(len(keep), width)[keep].tobytes()
 
 
 def _gaps(held: list[int]) -> Iterator[tuple[int, int]]:
@@ -182,7 +187,7 @@ def refresh(
     if not have_blocks(conn):
         return done
     todo = _blocks_to_write(conn, width)
-    per = max(1, REFRESH_BYTES // (BLOCK * (width or 64)))
+    per = max(1, REFRESH_BYTES // (BLOCK * (width or 64)))  # (no width: blocks only deleted)
     since = 0
     for i in range(0, len(todo), per):
         part = todo[i : i + per]
