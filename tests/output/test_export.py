@@ -447,6 +447,48 @@ def test_the_reports_documents_made_by_sqlite_are_the_python_ones_on_odd_cells(t
     assert isinstance(doc[1]["is_canonical"], bool) and doc[1]["dup_score"] == 1.0
 
 
+def test_the_reports_near_pairs_made_by_sqlite_are_the_python_ones_on_odd_cells(tmp_path):
+    """The report's near pairs are JSON made by SQLite (``near_pairs_json.sql``); they read
+    back as the rows of ``near_pairs.sql`` as a Python dict each (what the report wrote before)
+    on the odd cells of both pages of a pair: BLOB, integer and NULL URLs, invalid UTF-8,
+    control characters and non-Latin scripts in titles; and with ``--min-group-size``."""
+    from webdedup.output.json_report import _rows, iter_near_pairs
+    from webdedup.output.source import open_source
+    from webdedup.store import split_statements
+
+    texts = real_texts(10)
+    pages = []
+    for i, t in enumerate(texts):
+        words = t["text"].split()
+        pages.append(make_page(f"https://odd.example/{i}", t["text"], title=f"Title {i}"))
+        edited = " ".join(words[:-3] + ["edited", "ending", "here"])
+        pages.append(make_page(f"https://odd.example/{i}/copy", edited, title=f"Copy {i}"))
+    db = write_pages(tmp_path / "odd.sqlite", pages)
+    Deduplicator().run_on_db(db)
+    with sqlite3.connect(db) as conn:
+        ids = [i for (i,) in conn.execute(
+            "SELECT a FROM _webdedup_edges UNION SELECT b FROM _webdedup_edges ORDER BY 1")]
+        assert len(ids) >= 8, ids
+        odd = (("url", "CAST(url AS BLOB)"), ("url", "12345"), ("url", "NULL"),
+               ("title", "CAST(X'4162FF6364' AS TEXT)"), ("title", "X'C3A9E29C93FF'"),
+               ("title", "'tab' || char(9) || '\"q\" \\ ' || char(1) || ' 漢字 ünï'"),
+               ("title", "NULL"), ("url", "'https://odd.example/ü?q=\"x\"'"))
+        for page, (column, value) in zip(ids, odd, strict=False):
+            conn.execute(f"UPDATE pages SET {column} = {value} WHERE id = ?", (page,))
+    for filters in (ExportFilters(), ExportFilters(min_group_size=3)):
+        with open_source(db) as (conn, layout):
+            made = [json.loads(pair) for pair in iter_near_pairs(conn, layout, filters)]
+            for statement in split_statements(layout.sql("near_pairs_rows")):
+                conn.execute(statement)
+            python = list(_rows(conn.execute(
+                layout.sql("near_pairs"), {"min_size": filters.params()["min_size"]})))
+        assert made == python
+        if filters.min_group_size is None:
+            assert len(made) >= 4 and {p["url_i"] for p in made} & {12345, None}
+            assert any(p["title_i"] == "Ab\ufffdcd" or p["title_j"] == "Ab\ufffdcd"
+                       for p in made)
+
+
 def test_the_report_reads_the_crawlers_table_in_rowid_order(crawl):
     """The groups' members and the near pairs' pages are looked up in the crawler's table in
     id order (``sql/export/kind_rows.sql``, ``near_pairs_rows.sql``): looked up group by group,
@@ -468,6 +510,12 @@ def test_the_report_reads_the_crawlers_table_in_rowid_order(crawl):
                 conn.execute(statement, params)
         plans["near_pairs"] = [r[3] for r in conn.execute(
             "EXPLAIN QUERY PLAN " + layout.sql("near_pairs"), {"min_size": None})]
+        pairs = layout.sql("near_pairs").strip().rstrip(";")
+        plans["near_pairs_json"] = [r[3] for r in conn.execute(
+            "EXPLAIN QUERY PLAN " + layout.sql("near_pairs_json", pairs=pairs),
+            {"min_size": None})]
+        plans["thin_pages"] = [r[3] for r in conn.execute(
+            "EXPLAIN QUERY PLAN " + layout.sql("thin_pages"))]
         # the report's own sections leave no TEMP table behind, even when stopped halfway
         from webdedup.output.json_report import iter_exact_groups, iter_near_pairs
 
@@ -480,6 +528,9 @@ def test_the_report_reads_the_crawlers_table_in_rowid_order(crawl):
         "SCAN m", "SEARCH p USING INTEGER PRIMARY KEY (rowid=?)"], plans
     assert plans["near_pairs_rows"][:2] == [
         "SCAN e", "SEARCH pa USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN"], plans
-    assert plans["near_pairs"][:2] == [
-        "SCAN t", "SEARCH pb USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN"], plans
+    for name in ("near_pairs", "near_pairs_json"):
+        assert [p for p in plans[name] if "SUBQUERY" not in p][:2] == [
+            "SCAN t", "SEARCH pb USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN"], plans
+    # the few thin pages are looked up (a scan of every page's kind took 1.4 s at a million)
+    assert plans["thin_pages"] == ["SCAN t", "SEARCH p USING INTEGER PRIMARY KEY (rowid=?)"]
     assert left == set()

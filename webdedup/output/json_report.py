@@ -140,13 +140,17 @@ def iter_thin_pages(
 
 def iter_near_pairs(
     conn: sqlite3.Connection, layout: Source, filters: ExportFilters
-) -> Iterator[dict[str, Any]]:
-    """The verified near-duplicate edges with both pages' URL and title."""
+) -> Iterator[Json]:
+    """The verified near-duplicate edges with both pages' URL and title, as JSON made by
+    SQLite (``sql/export/near_pairs_json.sql``)."""
     if not filters.keeps("near"):
         return
     params = {"min_size": filters.params()["min_size"]}
-    with _section(conn, layout, "near_pairs_rows", {}, "near_pairs", params) as cur:
-        yield from _rows(cur)
+    pairs = layout.sql("near_pairs").strip().rstrip(";")
+    with _section(conn, layout, "near_pairs_rows", {}, "near_pairs_json", params,
+                  pairs=pairs) as cur:
+        for (text,) in cur:
+            yield Json(text)
 
 
 def iter_groups(
@@ -167,16 +171,16 @@ def iter_groups(
 @contextmanager
 def _section(
     conn: sqlite3.Connection, layout: Source, script: str, script_params: dict[str, Any],
-    query: str, params: dict[str, Any],
+    query: str, params: dict[str, Any], **fills: str,
 ) -> Iterator[sqlite3.Cursor]:
-    """A cursor on ``sql/export/<query>.sql`` after ``<script>.sql`` filled the TEMP tables
-    it reads; the tables dropped afterwards, however the section ends
-    (``sql/export/sections_done.sql``)."""
+    """A cursor on ``sql/export/<query>.sql`` (more of its placeholders in ``fills``) after
+    ``<script>.sql`` filled the TEMP tables it reads; the tables dropped afterwards, however
+    the section ends (``sql/export/sections_done.sql``)."""
     cur: sqlite3.Cursor | None = None
     try:
         for statement in split_statements(layout.sql(script)):
             conn.execute(statement, script_params)
-        cur = conn.execute(layout.sql(query), params)
+        cur = conn.execute(layout.sql(query, **fills), params)
         yield cur
     finally:
         # (a section left on an error may find its connection closed already: the TEMP
