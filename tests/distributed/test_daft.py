@@ -709,6 +709,32 @@ def test_an_export_stopped_halfway_leaves_no_file_of_part_of_its_rows(
     assert list((tmp_path / "out").glob("*.parquet")) == []  # the first file was incomplete
 
 
+def test_a_write_failing_in_the_writing_thread_stops_the_export_with_its_error(
+    corpus: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The row groups are written in a thread of their own while the next is read: a write
+    that fails there (a full disk) stops the export with that error, and the file it was
+    writing is removed; the files closed before it are whole."""
+    from webdedup.distributed import parquet
+
+    real = parquet._Parts._write
+    writes: list[int] = []
+
+    def failing(self, table, last):  # the 75th group: the second file's fifth
+        writes.append(1)
+        if len(writes) == 75:
+            raise OSError(28, "No space left on device")
+        return real(self, table, last)
+
+    monkeypatch.setattr(parquet._Parts, "_write", failing)
+    with pytest.raises(OSError, match="No space left"):
+        parquet.export_parquet(corpus["corpus"], tmp_path / "out", rows_per_file=70,
+                               group_bytes=1)
+    files = sorted((tmp_path / "out").glob("*.parquet"))
+    assert [f.name for f in files] == ["part-00000.parquet"]
+    assert pq.ParquetFile(files[0]).metadata.num_rows == 70
+
+
 def test_export_parquet_decodes_cells_as_reads_do(tmp_path: Path) -> None:
     """Columns of well-formed UTF-8 go to Arrow as they are; a column with a cell that is not
     (a TEXT cell of bad bytes, a BLOB, a number) is decoded a cell at a time, as reads do."""

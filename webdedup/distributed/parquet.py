@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,7 +72,6 @@ def export_parquet(
     (at least one row each).
     """
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     out = Path(directory)
     if out.exists() and (not out.is_dir() or any(out.glob("*.parquet"))):
@@ -79,18 +79,12 @@ def export_parquet(
             f"{out} already holds Parquet files (or is a file); give a new directory"
         )
     conn = connect(db, busy_timeout=busy_timeout, write=False)
-    writer: pq.ParquetWriter | None = None
-    writing = out  # the file being written
+    parts = _Parts(out, schema_of(pa))
     try:
         if columns is None or columns == Columns():
             stored = stored_columns(conn)
             columns = Columns.from_mapping(stored) if stored else Columns()
         layout = Layout.resolve(conn, columns, str(db))
-        schema = pa.schema(
-            [("id", pa.int64())]
-            + [(name, pa.string()) for name in PARQUET_COLUMNS[1:]]
-            + [("canonical_rank", pa.int64()), ("not_duplicate_of", pa.list_(pa.int64()))]
-        )
         out.mkdir(parents=True, exist_ok=True)
         cursor = conn.execute("BEGIN")  # one snapshot for every file
         verdicts = read_verdicts(conn)
@@ -101,7 +95,7 @@ def export_parquet(
             apart.setdefault(b, []).append(a)
         conn.text_factory = bytes  # cells as read: whole columns checked and decoded by Arrow
         cursor = conn.execute(layout.select_pages() + " ORDER BY 1")
-        pages = files = 0
+        pages = 0
         in_file = 0  # rows in the file being written
         while rows := _row_group(cursor, rows_per_file - in_file, group_bytes):
             cells = list(zip(*rows, strict=True))  # a column at a time
@@ -112,19 +106,14 @@ def export_parquet(
             data["canonical_rank"] = [pins.get(i) for i in cells[0]]
             data["not_duplicate_of"] = [apart.get(i) for i in cells[0]]
             del cells
-            if writer is None:
-                writing = out / f"part-{files:05d}.parquet"
-                writer = pq.ParquetWriter(writing, schema)
-            writer.write_table(pa.table(data, schema=schema))  # one row group
             pages += len(rows)
             in_file += len(rows)
-            del rows, data  # (before the next group is read: one group's rows at a time)
+            # (written while the next group is read: one group's rows held here at a time)
+            parts.put(pa.table(data, schema=parts.schema), last=in_file >= rows_per_file)
+            del rows, data
             if in_file >= rows_per_file:
-                writer.close()
-                writer, in_file, files = None, 0, files + 1
-        if writer is not None:
-            writer.close()
-            writer, files = None, files + 1
+                in_file = 0
+        files = parts.finish()
         conn.execute("COMMIT")
         return ParquetExport(str(out), pages, files)
     except WebdedupError:
@@ -132,11 +121,77 @@ def export_parquet(
     except sqlite3.Error as exc:
         raise translate(exc, str(db)) from exc
     finally:
-        if writer is not None:  # stopped halfway: no file of some of its rows is left
-            with contextlib.suppress(Exception):  # (the error that stopped it is raised)
-                writer.close()
-            writing.unlink(missing_ok=True)
+        parts.close()  # stopped halfway: no file of some of its rows is left
         conn.close()
+
+
+def schema_of(pa: Any) -> Any:
+    """The files' Arrow schema: :data:`PARQUET_COLUMNS` and :data:`VERDICT_COLUMNS`."""
+    return pa.schema(
+        [("id", pa.int64())]
+        + [(name, pa.string()) for name in PARQUET_COLUMNS[1:]]
+        + [("canonical_rank", pa.int64()), ("not_duplicate_of", pa.list_(pa.int64()))]
+    )
+
+
+class _Parts:
+    """The part files, ``part-00000.parquet``..., written a row group at a time in a thread
+    of their own: Arrow encodes and compresses a group without holding the GIL while the
+    next group is read from SQLite and made into columns (the two were each about half of an
+    export's time, one after the other). At most one group waits to be written."""
+
+    def __init__(self, out: Path, schema: Any) -> None:
+        self.out, self.schema = out, schema
+        self.files = 0
+        self._writer: Any = None  # the ParquetWriter of the file being written, if any
+        self._writing = out
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="webdedup-parquet")
+        self._pending: Future[None] | None = None
+
+    def put(self, table: Any, *, last: bool) -> None:
+        """Write ``table`` as the next row group (``last``: of its file), once the group
+        before it is written (its error, if any, raised here)."""
+        self._wait()
+        self._pending = self._pool.submit(self._write, table, last)
+
+    def finish(self) -> int:
+        """Every group written and the last file closed; the number of files."""
+        self._wait()
+        if self._writer is not None:
+            self._end_file()
+        return self.files
+
+    def close(self) -> None:
+        """Stop the thread; a file left half written (an export stopped halfway) is removed
+        (the error that stopped the export is the one raised)."""
+        with contextlib.suppress(Exception):
+            self._wait()
+        self._pool.shutdown(wait=True)
+        if self._writer is not None:
+            with contextlib.suppress(Exception):
+                self._writer.close()
+            self._writer = None
+            self._writing.unlink(missing_ok=True)
+
+    def _wait(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def _write(self, table: Any, last: bool) -> None:  # (in the thread)
+        import pyarrow.parquet as pq
+
+        if self._writer is None:
+            self._writing = self.out / f"part-{self.files:05d}.parquet"
+            self._writer = pq.ParquetWriter(self._writing, self.schema)
+        self._writer.write_table(table)  # one row group
+        if last:
+            self._end_file()
+
+    def _end_file(self) -> None:
+        self._writer.close()
+        self._writer = None
+        self.files += 1
 
 
 def _row_group(cursor: sqlite3.Cursor, most: int, size: int) -> list[tuple[Any, ...]]:
