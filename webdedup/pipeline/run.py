@@ -237,7 +237,8 @@ def run_on_db(
         if written.transactions > 1:  # a batched write: which step held the lock longest
             ctx.timings |= {f"write_lock.{k}": v for k, v in written.lock_by_step.items()}
         if not result.counts:  # counted now, outside the lock; the run row then updated
-            _record_counts(conn, result, _counts(conn, layout, ctx))
+            with ctx.step("counts"):  # (passes over the groups state)
+                _record_counts(conn, result, _counts(conn, layout, ctx))
         # the sketch blocks a nightly run's region reads, written again where missing or stale
         # (their own short transactions, after the run's)
         with ctx.phase("sketch_blocks"):
@@ -378,7 +379,8 @@ def _phases(
         small_hosts = "small_hosts"
         if ctx.incremental:
             stable = integer_primary_key(conn, layout.table) is not None
-            ctx.total_pages = planning.pages_now(conn, layout.table, plan.max_seq)
+            with ctx.step("count_pages"):  # (from the state and the queue: a pass over one)
+                ctx.total_pages = planning.pages_now(conn, layout.table, plan.max_seq)
             changed, renumbered = planning.changed_ids(conn, layout, plan.max_seq, stable)
             ctx.readers = _start_readers(ctx, watch, len(changed), collector.set_aside)
             collector.set_aside()  # (done already when it forked readers)
