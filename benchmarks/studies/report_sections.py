@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
                         "temporary file, removed afterwards)")
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="webdedup-report-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="webdedup-report-") as tmp:  # (empty with --out)
         out = args.out or Path(tmp) / "report.json"
         for round_ in range(1, args.rounds + 1):
             for key, n, wall, cpu in timed_report(args.db, out):

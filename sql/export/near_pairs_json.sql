@@ -1,7 +1,9 @@
 -- The report's near-duplicate pairs (export/near_pairs.sql) as JSON, one object a pair, made
 -- by SQLite (webdedup.output.json_report: a Python dict and json.dumps a pair were two thirds
 -- of the section's time). The fields in the order of near_pairs.sql's columns; a BLOB cell as
--- its text (invalid UTF-8 is replaced when read, as the Python path decoded it).
+-- its text (invalid UTF-8 is replaced when read, as the Python path decoded it). A REAL is
+-- written with 15 significant digits (json_object): the scores are stored rounded to 6
+-- decimals, so they read back as they are stored.
 -- {pairs}: export/near_pairs.sql, filled.
 SELECT json_object(
     'i', i,

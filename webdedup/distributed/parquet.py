@@ -78,8 +78,8 @@ def export_parquet(
         raise InputError(
             f"{out} already holds Parquet files (or is a file); give a new directory"
         )
-    conn = connect(db, busy_timeout=busy_timeout, write=False)
     parts = _Parts(out, schema_of(pa))
+    conn = connect(db, busy_timeout=busy_timeout, write=False)
     try:
         if columns is None or columns == Columns():
             stored = stored_columns(conn)
@@ -141,6 +141,9 @@ class _Parts:
     export's time, one after the other). At most one group waits to be written."""
 
     def __init__(self, out: Path, schema: Any) -> None:
+        import pyarrow.parquet as pq  # (here: a missing module fails before any reading)
+
+        self._pq = pq
         self.out, self.schema = out, schema
         self.files = 0
         self._writer: Any = None  # the ParquetWriter of the file being written, if any
@@ -179,11 +182,9 @@ class _Parts:
             pending.result()
 
     def _write(self, table: Any, last: bool) -> None:  # (in the thread)
-        import pyarrow.parquet as pq
-
         if self._writer is None:
             self._writing = self.out / f"part-{self.files:05d}.parquet"
-            self._writer = pq.ParquetWriter(self._writing, self.schema)
+            self._writer = self._pq.ParquetWriter(self._writing, self.schema)
         self._writer.write_table(table)  # one row group
         if last:
             self._end_file()

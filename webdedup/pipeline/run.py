@@ -379,7 +379,7 @@ def _phases(
         small_hosts = "small_hosts"
         if ctx.incremental:
             stable = integer_primary_key(conn, layout.table) is not None
-            with ctx.step("count_pages"):  # (from the state and the queue: a pass over one)
+            with ctx.step("pages_now"):  # (from the state and the queue: a pass over one)
                 ctx.total_pages = planning.pages_now(conn, layout.table, plan.max_seq)
             changed, renumbered = planning.changed_ids(conn, layout, plan.max_seq, stable)
             ctx.readers = _start_readers(ctx, watch, len(changed), collector.set_aside)
