@@ -53,7 +53,8 @@ WHERE = (
 
 #: The phases printed beside the CPU (a run's ``timings``, wall seconds; ``write_lock``: the
 #: longest time one write transaction held the lock).
-PHASES = ("prepare", "region", "near", "write_back", "sketch_blocks", "checkpoint", "write_lock")
+PHASES = ("pages_now", "prepare", "region", "near", "write_back", "counts", "sketch_blocks",
+          "checkpoint", "write_lock")
 
 
 def checkout(rev: str, stack: ExitStack) -> Path:

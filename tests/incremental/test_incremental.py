@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from webdedup import Deduplicator
+from webdedup.incremental.plan import pages_now
 
 
 def variants() -> list[str]:
@@ -381,6 +382,35 @@ def test_rows_updated_during_the_first_run_are_not_lost(tmp_path):
     assert second.mode == "full" and "changed while the last run read it" in messages[0]
     assert annotations(path) == full_twin(path, tmp_path, "minhash")
     assert Deduplicator().run_on_db(path).mode == "incremental"  # and only once
+
+
+@pytest.mark.parametrize("options", [{}, {"n_min": 10}], ids=["plain", "small-hosts-ignored"])
+def test_pages_are_counted_from_the_state_with_rows_changed_during_the_run(tmp_path, options):
+    # the count reads the groups rows and the queue, not the crawler's table: pages a crawler
+    # deletes, adds and moves while a run reads (its groups rows resynced, its prepared rows
+    # the run's view) are counted as they are, by the run after it and by stats meanwhile;
+    # ignored pages (no group) count too
+    path = write_pages(tmp_path / "crawl.sqlite", [page(i, i, i) for i in range(30)])
+    assert Deduplicator(**options).run_on_db(path).ignored == (8 if options else 0)
+    insert(path, [page(40, 3, 1)])
+
+    def crawler_writes(name: str) -> None:
+        if name == "near":
+            with sqlite3.connect(path) as other:
+                other.execute("DELETE FROM pages WHERE id IN (2, 31)")
+                other.execute("UPDATE pages SET url = url || '/moved' WHERE id = 5")
+                other.execute("INSERT INTO pages (url, content) VALUES ('https://n.example/', ?)",
+                              (TEXTS[7],))
+            other.close()
+
+    during = Deduplicator(on_phase=crawler_writes, **options).run_on_db(path)
+    assert during.mode == "incremental" and during.pages == 31  # its snapshot's pages
+    with sqlite3.connect(path) as conn:
+        assert pages_now(conn, "pages") == pages_in(path) == 30
+        queued = conn.execute("SELECT count(*) FROM _webdedup_changes").fetchone()[0]
+        assert queued >= 3  # (counted from the queue: nothing to count without it)
+    assert Deduplicator(**options).run_on_db(path).pages == pages_in(path)
+    assert annotations(path) == full_twin(path, tmp_path, "minhash", **options)
 
 
 def test_a_first_run_alone_leaves_no_full_run_behind(tmp_path):
