@@ -6,8 +6,8 @@
 -- INTEGER PRIMARY KEY). {pages}, {rowid}: the crawler's table, its rowid alias. {state}: a
 -- state table holding a row for every page of the last run's but those queued since (what a
 -- queued page's row there is does not matter: the sum corrects it): _webdedup_groups (a row
--- a page, four numbers: 17 MiB at a million pages), else _webdedup_prepared (each row with its
--- URL and keys: 273 MiB, and count(*) reads them all).
+-- a page: its group, kind, flag and score; 17 MiB at a million pages), else
+-- _webdedup_prepared (each row with its URL and keys: 273 MiB, and count(*) reads them all).
 SELECT (SELECT count(*) FROM main.{state})
      + coalesce((
            SELECT sum(
