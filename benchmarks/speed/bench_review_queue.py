@@ -6,10 +6,11 @@
 
 Synthetic state, not a run: an index of ``--members`` duplicate-group members in groups of
 two (a third of them exact, the rest near with scores from 0.9 to 1.0) as the review app
-builds it once a run, and as many rows of ``_webdedup_prepared`` (and ``_webdedup_hosts``)
-spread over ``--hosts`` hosts. Prints the time to build the queue, to count what is left and
-to find the next undecided pair once ``--verdicts`` pairs are decided, and to find one
-host's distinct texts when its chrome is first dimmed (``sql/review/host_texts.sql``).
+builds it once a run (``sql/review/members_build.sql``), and as many rows of
+``_webdedup_prepared`` (and ``_webdedup_hosts``) spread over ``--hosts`` hosts. Prints the
+time to build the queue, to count what is left and to find the next undecided pair once
+``--verdicts`` pairs are decided, and to find one host's distinct texts when its chrome is
+first dimmed (``sql/review/host_texts.sql``).
 """
 
 from __future__ import annotations
@@ -27,8 +28,7 @@ from webdedup.store import migrate, sql, transaction
 
 MEMBERS_TABLE = (
     "CREATE TEMP TABLE review_members (id INTEGER PRIMARY KEY, dup_group INTEGER NOT NULL, "
-    "size INTEGER NOT NULL, is_canonical INTEGER NOT NULL, dup_kind TEXT, dup_score REAL, "
-    "host TEXT, lang TEXT)"
+    "size INTEGER NOT NULL, is_canonical INTEGER NOT NULL, dup_kind TEXT, dup_score REAL)"
 )
 
 
@@ -55,13 +55,14 @@ def fill(conn: sqlite3.Connection, members: int, hosts: int) -> None:
     for g in range(members // 2):
         kind = "near" if g % 3 else "exact"
         score = rnd.uniform(0.9, 1.0) if kind == "near" else 1.0
-        host = f"h{(2 * g) % hosts}.example"
-        rows.append((2 * g + 1, 2 * g + 1, 2, 1, None, 1.0, host))
-        rows.append((2 * g + 2, 2 * g + 1, 2, 0, kind, score, host))
+        rows.append((2 * g + 1, 2 * g + 1, 2, 1, None, 1.0))
+        rows.append((2 * g + 2, 2 * g + 1, 2, 0, kind, score))
     conn.executemany("INSERT INTO temp.review_members (id, dup_group, size, is_canonical, "
-                     "dup_kind, dup_score, host) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-    conn.execute("CREATE TEMP TABLE review_groups AS SELECT dup_group, max(size) AS size, "
-                 "max(CASE WHEN is_canonical = 1 THEN id END) AS canonical "
+                     "dup_kind, dup_score) VALUES (?, ?, ?, ?, ?, ?)", rows)
+    # (each group's canonical and lowest score, as review/members_build.sql keeps them)
+    conn.execute("CREATE TEMP TABLE review_scores AS SELECT dup_group, "
+                 "max(CASE WHEN is_canonical = 1 THEN id END) AS canonical, "
+                 "min(CASE WHEN is_canonical = 0 THEN dup_score END) AS min_score "
                  "FROM temp.review_members GROUP BY dup_group")
 
 

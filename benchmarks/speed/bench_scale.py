@@ -121,19 +121,31 @@ print(json.dumps({"wall": wall, "peak_mib": peak / 1024, "exit": out.exit_code})
 """
 
 
-#: The review app's child: its first page and its first queue item, each request timed.
+#: The review app's child: its first page, its first queue item and a host filter (the host
+#: of the queue's first member), each request timed. The app builds its index of the run in
+#: parts: the groups by the first request, the members' scores and the queue by the first
+#: queue item, their hosts by the host filter (a small run's all at once).
 REVIEW = r"""
-import json, sys, time
+import json, re, sqlite3, sys, time
 from webdedup.review.app import ReviewApp
 t0 = time.perf_counter()
-app = ReviewApp(sys.argv[1])  # (it builds its index of the run as it starts)
+app = ReviewApp(sys.argv[1])
 timed = {"start": {"wall": time.perf_counter() - t0, "status": 0, "bytes": 0}}
-for name, path in (("first page", "/"), ("again", "/"), ("queue", "/queue")):
+host = {}
+for name, path in (("first page", "/"), ("again", "/"), ("queue", "/queue"),
+                   ("host filter", "/")):
     t0 = time.perf_counter()
-    r = app.handle("GET", path, {}, {})
+    r = app.handle("GET", path, host, {})
     if r.status == 303:  # the queue's first item
         r = app.handle("GET", r.headers["Location"], {}, {})
     timed[name] = {"wall": time.perf_counter() - t0, "status": r.status, "bytes": len(r.body)}
+    if name == "queue":  # (its member's host as the run keeps it)
+        member = int(re.search(r'data-member="([0-9]+)"', r.body.decode()).group(1))
+        with sqlite3.connect(sys.argv[1]) as conn:
+            (h,) = conn.execute("SELECT host FROM _webdedup_prepared WHERE id = ?",
+                                (member,)).fetchone()
+        conn.close()
+        host = {"host": [h]}
 app.close()
 with open("/proc/self/status") as f:
     peak = next(int(l.split()[1]) for l in f if l.startswith("VmHWM:"))

@@ -1,6 +1,7 @@
 -- The pages of one duplicate group, canonical first, with their texts, the verified edge to
 -- their canonical (when there is one) and their prepared election values. {title}, {text},
--- {html} as in export/review_groups.sql.
+-- {html} as in export/review_groups.sql. The group's pages are found by group in
+-- main._webdedup_group_members (keyed by dup_group, is_canonical, id).
 SELECT p.{rowid}       AS id,
        p.{url}         AS url,
        {title}         AS title,
@@ -21,7 +22,7 @@ SELECT p.{rowid}       AS id,
        w.host          AS host,
        {text}          AS text,
        {html}          AS html
-FROM temp.review_members AS m
+FROM main._webdedup_group_members AS m
 JOIN {pages} AS p ON p.{rowid} = m.id
 LEFT JOIN main._webdedup_prepared AS w ON w.id = m.id
 LEFT JOIN main._webdedup_edges AS e

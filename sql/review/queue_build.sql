@@ -1,4 +1,4 @@
--- The reviewer's queue (after members_build.sql, once a run): one row a pair to judge, in the
+-- The reviewer's queue (after members_build.sql, once a run, built with it): one row a pair to judge, in the
 -- order a reviewer meets them. First the near-duplicate members, by group, the group whose
 -- scores lie closest to the run's :threshold first (a member and canonical the run found
 -- barely similar enough, or only just not too similar, are the likeliest mistakes), within a
@@ -30,7 +30,7 @@ INSERT INTO temp.review_queue (id, canonical, dup_group, kind, score)
 SELECT m.id, g.canonical, m.dup_group, m.dup_kind, m.dup_score
 FROM temp.review_members AS m
 JOIN temp.review_queue_groups AS q ON q.dup_group = m.dup_group
-JOIN temp.review_groups AS g ON g.dup_group = m.dup_group
+JOIN temp.review_scores AS g ON g.dup_group = m.dup_group
 WHERE m.is_canonical = 0 AND g.canonical IS NOT NULL
   AND ((q.part = 0 AND m.dup_kind = 'near') OR (q.part = 1 AND m.id = q.first_id))
 ORDER BY q.part, q.closeness, m.dup_group,

@@ -1,12 +1,16 @@
 """The review app's pages and actions, without the socket (:mod:`.server` serves them).
 
 :class:`ReviewApp` keeps one read connection to the annotated database and, once a run, an
-index of its duplicate groups in TEMP tables (``sql/review/members_build.sql``): a request
-reads one page of groups (``LIMIT``/``OFFSET`` over that index) and those groups' pages, never
-the whole table. Each page is read in one read transaction, so it shows one run's groups even
-while a ``webdedup db`` run in another process commits. A verdict is written through a short
-write connection of its own (``store.verdicts``), refused when it names a page the table does
-not have, stored once however often it is posted, and honoured by the next run.
+index of its duplicate groups in TEMP tables, built in parts as requests need them: the groups
+and their sizes first (``sql/review/groups_build.sql``: the list of groups needs no more), the
+members' scores and the queue when the queue or a score filter is first asked for
+(``members_build.sql``), their hosts and languages for the host and language filters
+(``places_build.sql``); a small run's (at most :data:`EAGER_GROUPS` groups) all at once. A
+request reads one page of groups (``LIMIT``/``OFFSET`` over that index) and those groups'
+pages, never the whole table. Each page is read in one read transaction, so it shows one run's
+groups even while a ``webdedup db`` run in another process commits. A verdict is written
+through a short write connection of its own (``store.verdicts``), refused when it names a page
+the table does not have, stored once however often it is posted, and honoured by the next run.
 """
 
 from __future__ import annotations
@@ -68,10 +72,20 @@ MAX_PER_PAGE = 50
 LANG_COLUMNS = ("lang", "language")
 #: A group id in a path: ASCII digits, at most SQLite's largest integer.
 GROUP_ID = re.compile(r"[0-9]{1,19}")
+#: A pair of the queue in a path: member and canonical ids.
+PAIR = re.compile(r"([0-9]{1,19})-([0-9]{1,19})")
 MAX_ID = 2**63 - 1
 #: Where a form's ``back`` field may send the browser: a page of this app (the list, with its
 #: query, or a group), never another host nor anything that could end a header.
 BACK = re.compile(r"/(group/[0-9]{1,19}|queue(/[0-9]{1,19})?)?(\?[A-Za-z0-9_.~%&=+-]*)?")
+#: A run with at most this many groups has its whole index (the members' scores, the queue,
+#: the hosts) built by its first request (well under a second); a larger run's parts are built
+#: by the first request that needs each, so the list of groups comes first (at ten million
+#: pages the whole index took 39 s, docs/benchmarks.md).
+EAGER_GROUPS = 20_000
+#: The parts of the index (after the groups): the members' scores with the queue, and their
+#: hosts and languages.
+MEMBERS, PLACES = "members", "places"
 #: Distinct texts of a host read to find its template lines (the lines to dim), at most.
 HOST_SAMPLE = 400
 T = TypeVar("T")
@@ -274,6 +288,8 @@ class ReviewApp:
         self._threshold = 0.9
         self._host_lines: dict[str, frozenset[str]] = {}  # the dimmed lines of a host, a run
         self._searchable = False  # temp.review_search built for the index's run
+        self._parts: set[str] = set()  # the parts of the index built for its run
+        self._score = "a.dup_score"  # what members_build.sql reads as a member's score
         self._run_counts: dict[str, int] | None = None  # the run's counts, for the header
         self._hosts: list[str] = []  # the hosts with the most members (the host filter)
         #: the verdicts this app recorded, newest last: what "undo" withdraws
@@ -366,27 +382,49 @@ class ReviewApp:
 
     def _build_index(self, conn: sqlite3.Connection) -> None:
         """The groups of the run ``conn``'s transaction sees, in TEMP tables (once a run),
-        from webdedup's state alone (``sql/review/members_build.sql``)."""
+        from webdedup's state alone (``sql/review/groups_build.sql``); the rest of the index
+        too when the run is small (:data:`EAGER_GROUPS`), else as requests need it
+        (:meth:`_need`)."""
         source = read_layout(conn, str(self.db))
         have = set(table_columns(conn, source.table))
         lang = next((c for c in LANG_COLUMNS if c in have), None)
-        score = "a.dup_score"
+        self._score = "a.dup_score"
         if "dup_score" not in table_columns(conn, GROUPS_TABLE):  # a state before schema 13
-            score = (f"(SELECT p.dup_score FROM {quote(source.table)} AS p "
-                     f"WHERE p.{quote(source.layout.rowid)} = a.id)")
-        run_script(conn, "review/members_build", groups=groups_subquery(), score=score)
+            self._score = (f"(SELECT p.dup_score FROM {quote(source.table)} AS p "
+                           f"WHERE p.{quote(source.layout.rowid)} = a.id)")
+        self._parts = set()
+        run_script(conn, "review/groups_build", groups=groups_subquery())
         self._source, self._lang = source, lang
         self._pictures = None
         self._threshold = float(last_run(conn).get("params", {}).get("threshold") or 0.9)
-        build_queue(conn, self._threshold)
         self._host_lines = {}
         self._searchable = False
         self._run_counts, self._hosts = None, []  # the index page's, once a run
+        (groups,) = conn.execute("SELECT count(*) FROM temp.review_groups").fetchone()
+        if groups <= EAGER_GROUPS:
+            self._need(conn, MEMBERS, PLACES)
+
+    def _need(self, conn: sqlite3.Connection, *parts: str) -> None:
+        """Build the ``parts`` of the index not built yet for its run (inside the request's
+        read transaction, on the run the groups were read from): :data:`MEMBERS` (the
+        members' scores, each group's canonical and lowest score, the queue) and
+        :data:`PLACES` (the members' hosts and languages)."""
+        if MEMBERS in parts and MEMBERS not in self._parts:
+            run_script(conn, "review/members_build", score=self._score)
+            build_queue(conn, self._threshold)
+            self._parts.add(MEMBERS)
+        if PLACES in parts and PLACES not in self._parts:
+            run_script(conn, "review/places_build")
+            self._parts.add(PLACES)
+
+    def _queue_built(self) -> bool:
+        return MEMBERS in self._parts
 
     def _search_table(self, conn: sqlite3.Connection, source: Source) -> str:
         """``temp.review_search`` (the members' URLs and titles), built by the first search
         of a run (the index itself does not read the pages' rows)."""
         if not self._searchable:
+            self._need(conn, PLACES)
             run_script(
                 conn,
                 "review/search_build",
@@ -414,6 +452,8 @@ class ReviewApp:
                     return self._html(self._thin_page())
                 if method == "GET" and path == "/queue":
                     return self._queue_next(query)
+                if method == "GET" and path.startswith("/queue/pair/"):
+                    return self._queue_pair(path.removeprefix("/queue/pair/"))
                 if method == "GET" and path.startswith("/queue/"):
                     return self._queue_page(path.removeprefix("/queue/"))
                 if method == "GET" and path == "/measures":
@@ -510,7 +550,7 @@ class ReviewApp:
             raise InputError("nothing to undo: this review app has recorded no verdict since "
                              "it started (withdraw older ones on their group's page)")
         a, b = pages
-        pos = self._snapshot(lambda conn, _source: pos_of(conn, a, b))
+        pos = self._snapshot(lambda conn, _source: self._pos_of(conn, a, b))
         where = f"/queue/{pos}" if pos is not None else "/queue"
         return Response(303, b"", headers={"Location": where})
 
@@ -518,8 +558,13 @@ class ReviewApp:
 
     def _index(self, filters: Filters) -> str:
         def read(conn: sqlite3.Connection, source: Source) -> tuple[Any, ...]:
-            if self._run_counts is None:  # (once a run: a pass over the state each)
+            if filters.min_score is not None or filters.max_score is not None:
+                self._need(conn, MEMBERS)
+            if filters.host is not None or filters.lang is not None:
+                self._need(conn, PLACES)
+            if self._run_counts is None:  # (once a run: a pass over the state)
                 self._run_counts = counts(conn, source)
+            if not self._hosts and PLACES in self._parts:  # (once they are read)
                 self._hosts = [h for h, _ in conn.execute(sql_review("hosts"), {"limit": 200})]
             total, hosts = self._run_counts, self._hosts
             run = last_run(conn)
@@ -529,7 +574,7 @@ class ReviewApp:
             verdicts = read_verdicts(conn)
             sections = [
                 self._render_group(conn, source, int(g), int(size), params, verdicts)
-                for g, size, _canonical, _low, _n in rows
+                for g, size, _n in rows
             ]
             pictures = (
                 self._pictures_html(conn, source, run)
@@ -539,12 +584,12 @@ class ReviewApp:
             )
             return total, run, params, rows, hosts, verdicts, sections, pictures, (
                 self._batch_note()
-            ), progress(conn)
+            ), progress(conn) if self._queue_built() else None
 
         total, run, params, rows, hosts, verdicts, sections, pictures, note, queue = (
             self._snapshot(read)
         )
-        matched = int(rows[0][4]) if rows else 0
+        matched = int(rows[0][2]) if rows else 0
         start = (filters.page - 1) * filters.per_page
         out = [
             _page_head(f"webdedup review — {self.db.name}"),
@@ -559,8 +604,10 @@ class ReviewApp:
             f"threshold {_e(params.get('threshold'))}, finished "
             f"{_e(run.get('finished_at'))}. {_e(plural(len(verdicts), 'reviewer verdict'))}. "
             '<a href="/measures">How the scores are measured</a>.</p>',
-            f'<p class="progress"><a href="/queue"><strong>Review the queue</strong></a>: '
-            f"{_e(queue.line())}</p>",
+            '<p class="progress"><a href="/queue"><strong>Review the queue</strong></a>: '
+            + (_e(queue.line()) if queue is not None else
+               "the pairs most likely wrong first (put in order when it is first opened)")
+            + "</p>",
             note,
             "</header><main>",
             pictures,
@@ -635,6 +682,7 @@ class ReviewApp:
         after = _number(query, "after", int, 0, MAX_ID) or 0
 
         def read(conn: sqlite3.Connection, _source: Source) -> tuple[int | None, Progress]:
+            self._need(conn, MEMBERS)
             return next_pos(conn, after), progress(conn)
 
         pos, done = self._snapshot(read)
@@ -648,11 +696,28 @@ class ReviewApp:
             '<a href="/">all groups</a>.</p></main></body></html>\n'
         )
 
+    def _queue_pair(self, ref: str) -> Response:
+        """``/queue/pair/<member>-<canonical>``: the place of that pair in the queue (a group
+        page links its members so before the queue is put in order)."""
+        pair = PAIR.fullmatch(ref)
+        if pair is None or max(int(pair[1]), int(pair[2])) > MAX_ID:
+            raise NotFound(f"no pair {ref[:40]!r} (the queue's pairs are /queue/pair/A-B)")
+        a, b = int(pair[1]), int(pair[2])
+        pos = self._snapshot(lambda conn, _source: self._pos_of(conn, a, b))
+        if pos is None:
+            raise NotFound(f"the pair #{a}–#{b} is not in the queue")
+        return Response(303, b"", headers={"Location": f"/queue/{pos}"})
+
+    def _pos_of(self, conn: sqlite3.Connection, a: int, b: int | None) -> int | None:
+        self._need(conn, MEMBERS)
+        return pos_of(conn, a, b)
+
     def _queue_page(self, ref: str) -> Response:
         if not GROUP_ID.fullmatch(ref) or int(ref) > MAX_ID:
             raise NotFound(f"no place {ref[:40]!r} in the queue")
 
         def read(conn: sqlite3.Connection, source: Source) -> str:
+            self._need(conn, MEMBERS)
             item = item_at(conn, int(ref))
             if item is None:
                 raise NotFound(f"no place {ref} in the queue (it has changed: start at /queue)")
@@ -889,6 +954,12 @@ class ReviewApp:
         )
         ids = {r["id"] for r in rows}
         mine = [v for v in verdicts if v.page_a in ids or v.page_b in ids]
+        # which members' pairs the queue holds, when it is not in order yet (the rule of
+        # review/queue_build.sql: a group's near members, else its first member by id)
+        near = self._queue_built() or conn.execute(
+            "SELECT 1 FROM main._webdedup_group_kinds WHERE dup_kind = 'near' AND dup_group = ?",
+            (group,),
+        ).fetchone() is not None
         back = f"/group/{group}"
         out = [
             f'<section class="group" id="g{group}" data-group="{group}">',
@@ -911,8 +982,16 @@ class ReviewApp:
             ratio = inline_diff(canon_words, words)[1]
             chrome = self._chrome(conn, source, params, m["host"]) if dim else frozenset()
             diff = one_column(canon_text, text, canon_chrome, chrome)
-            pos = pos_of(conn, int(m["id"]), int(canonical["id"]))
-            out.append(self._member(m, canonical["id"], diff, ratio, n_words, named, back, pos))
+            if self._queue_built():
+                pos = pos_of(conn, int(m["id"]), int(canonical["id"]))
+                link = None if pos is None else f"/queue/{pos}"
+            elif canonical["is_canonical"] and (
+                m["dup_kind"] == "near" if near else m is members[0]
+            ):
+                link = f"/queue/pair/{int(m['id'])}-{int(canonical['id'])}"
+            else:
+                link = None
+            out.append(self._member(m, canonical["id"], diff, ratio, n_words, named, back, link))
         if size > len(rows):
             out.append(
                 f'<p class="more">{size - len(rows):,} more pages in this group are not shown '
@@ -930,9 +1009,9 @@ class ReviewApp:
         n_words: int,
         named: dict[str, str],
         back: str,
-        pos: int | None = None,
+        link: str | None = None,
     ) -> str:
-        """One member on a group's page (``pos``: its pair's place in the queue, linked)."""
+        """One member on a group's page (``link``: its pair's place in the queue)."""
         kind = m["dup_kind"] or "?"
         score = m["dup_score"]
         scores = [f'<span class="badge">{_e(kind)}</span>']
@@ -946,8 +1025,8 @@ class ReviewApp:
         if m["edge_score"] is not None:
             scores.append(f"verified edge {m['edge_score']:.3f}")
         scores.append(f'<span title="{_e(named["words"])}">word similarity {ratio:.3f}</span>')
-        if pos is not None:
-            scores.append(f'<a href="/queue/{pos}">side by side, paragraphs aligned →</a>')
+        if link is not None:
+            scores.append(f'<a href="{link}">side by side, paragraphs aligned →</a>')
         forms = [self._form("duplicate", m["id"], canonical, "Duplicate", back),
                  self._form("canonical", m["id"], canonical, "Make this the canonical", back)]
         if kind == "near":

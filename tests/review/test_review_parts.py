@@ -1,0 +1,191 @@
+"""The review app's index built in parts (``EAGER_GROUPS``): on a large run the list of groups
+comes from the groups alone, and the members' scores, the queue, the hosts and the languages are
+built by the first request that needs each. Every page must say what the index built at once
+says: the same groups for every filter, the same pairs linked to the same places of the queue.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import PAGE_COLUMNS, make_page, real_texts, write_pages
+
+import webdedup.review.app as review_app
+from webdedup import Deduplicator
+from webdedup.review import ReviewApp
+
+LANGS = ("en", "de", "fr")
+HOSTS = tuple(f"h{k}.example" for k in range(5))
+
+
+def mixed_crawl(path: Path) -> Path:
+    """Real texts in families of every kind over five hosts, with a crawler's ``lang``: near
+    copies edited more or less (scores spread about the threshold), exact copies, the same
+    URL under a tracking parameter, and pages with no copy."""
+    pages = []
+    for i, rec in enumerate(real_texts()[:36]):
+        words = rec["text"].split()[:400]
+        lang = LANGS[i % len(LANGS)]
+        home = HOSTS[i % len(HOSTS)]
+        page = dict(lang=lang, datetime="2024-05-01")
+        pages.append(make_page(f"https://{home}/story/{i}", " ".join(words), **page))
+        kind = i % 4
+        for k in range(1 + i % 3):
+            host = HOSTS[(i + k + 1) % len(HOSTS)]
+            url = f"https://{host}/copy/{i}/{k}"
+            if kind == 0:  # near: a few words replaced, more in each copy
+                edited = list(words)
+                for j in range(2 + 6 * k + i % 5):
+                    edited[(j * 37 + 11) % len(edited)] = f"zz{i}x{k}y{j}"
+                pages.append(make_page(url, " ".join(edited), lang=lang, datetime="2024-01-01"))
+            elif kind == 1:  # the same text
+                pages.append(make_page(url, " ".join(words), lang=lang, datetime="2024-01-01"))
+            elif kind == 2:  # the same URL, a tracking parameter added
+                pages.append(make_page(f"https://{home}/story/{i}?utm_source=k{k}",
+                                       " ".join(words[: 300 - k]), lang=lang,
+                                       datetime="2024-01-01"))
+    return write_pages(path, pages, columns=(*PAGE_COLUMNS, "lang"))
+
+
+@pytest.fixture(scope="module")
+def crawl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = mixed_crawl(tmp_path_factory.mktemp("parts") / "crawl.sqlite")
+    Deduplicator().run_on_db(db)
+    return db
+
+
+def body(app: ReviewApp, path: str, query: dict[str, str] | None = None) -> str:
+    r = app.handle("GET", path, {k: [v] for k, v in (query or {}).items()}, {})
+    assert r.status == 200, (path, query, r.status, r.body[:300])
+    return r.body.decode("utf-8")
+
+
+def listed(page: str) -> tuple[str, list[int]]:
+    """How many groups match, and the groups shown in order."""
+    matched = re.search(r'<p class="matched">([\d,]+) groups match', page)
+    assert matched, page[:500]
+    return matched.group(1), [int(g) for g in re.findall(r'<section class="group" id="g(\d+)"',
+                                                         page)]
+
+
+def temp_rows(app: ReviewApp, table: str) -> int:
+    conn = app._reader()
+    return int(conn.execute(f"SELECT count(*) FROM temp.{table}").fetchone()[0])
+
+
+def queue_links(page: str) -> dict[int, str]:
+    """The queue link of each member of a group's page."""
+    out = {}
+    for member, scores in re.findall(
+        r'<div class="member" data-id="(\d+)".*?<p class="scores">(.*?)</p>', page, re.S
+    ):
+        found = re.search(r'href="(/queue/[^"]+)"', scores)
+        if found:
+            out[int(member)] = found[1]
+    return out
+
+
+FILTERS = (
+    {}, {"kind": "near"}, {"kind": "exact"}, {"kind": "url"}, {"min_size": "3"},
+    {"max_size": "2"}, {"per_page": "5", "page": "2"}, {"min_score": "0.95"},
+    {"max_score": "0.93"}, {"min_score": "0.9", "max_score": "0.99", "kind": "near"},
+    {"host": HOSTS[1]}, {"host": HOSTS[3], "kind": "exact"}, {"lang": "de"},
+    {"lang": "fr", "min_size": "3"}, {"q": HOSTS[2]}, {"q": "copy/5/"},
+)
+
+
+def test_a_large_runs_index_is_built_in_parts_and_says_the_same(crawl, monkeypatch):
+    eager = ReviewApp(crawl)
+    try:
+        want = {i: listed(body(eager, "/", f)) for i, f in enumerate(FILTERS)}
+        groups = want[0][1] + listed(body(eager, "/", {"page": "2"}))[1]
+        links = {g: queue_links(body(eager, f"/group/{g}")) for g in groups}
+        first = eager.handle("GET", "/queue", {}, {}).headers["Location"]
+        front = body(eager, "/").replace(eager.token, "TOKEN")
+    finally:
+        eager.close()
+    assert len(groups) > 10 and all(n != "0" for n, _ in want.values())
+    assert sum(map(len, links.values())) > 20 and first.startswith("/queue/")
+
+    monkeypatch.setattr(review_app, "EAGER_GROUPS", 0)
+    lazy = ReviewApp(crawl)
+    try:
+        assert listed(body(lazy, "/")) == want[0]
+        # the first page read the groups alone: no member's score nor host read yet
+        assert str(temp_rows(lazy, "review_groups")) == want[0][0]
+        assert temp_rows(lazy, "review_members") == temp_rows(lazy, "review_places") == 0
+        page = body(lazy, "/")
+        assert "put in order when it is first opened" in page
+        assert '<datalist id="hosts"></datalist>' in page
+        # a group's members link to their pairs before the queue is in order
+        lazy_links = {g: queue_links(body(lazy, f"/group/{g}")) for g in groups}
+        assert temp_rows(lazy, "review_queue") == 0
+        assert {g: set(v) for g, v in lazy_links.items()} == {g: set(v) for g, v in links.items()}
+        # a score filter reads the members' scores (and puts the queue in order), not hosts
+        for i, f in enumerate(FILTERS):
+            if "min_score" in f or "max_score" in f:
+                assert listed(body(lazy, "/", f)) == want[i], f
+        assert temp_rows(lazy, "review_members") > 0 and temp_rows(lazy, "review_places") == 0
+        for g, by_member in lazy_links.items():
+            for member, link in by_member.items():
+                assert link.startswith("/queue/pair/")
+                r = lazy.handle("GET", link, {}, {})
+                assert r.status == 303 and r.headers["Location"] == links[g][member]
+        assert temp_rows(lazy, "review_places") == 0
+        assert lazy.handle("GET", "/queue", {}, {}).headers["Location"] == first
+        assert lazy.handle("GET", "/queue/pair/1-999999", {}, {}).status == 404
+        assert lazy.handle("GET", "/queue/pair/x-1", {}, {}).status == 404
+        # every filter as the whole index says; the host and language ones read the hosts
+        for i, f in enumerate(FILTERS):
+            assert listed(body(lazy, "/", f)) == want[i], f
+        assert temp_rows(lazy, "review_places") > 0
+        # the same page (the same progress line, the same host list)
+        assert body(lazy, "/").replace(lazy.token, "TOKEN") == front
+    finally:
+        lazy.close()
+
+
+def test_each_part_is_built_once_a_run_and_again_after_a_new_run(crawl, tmp_path, monkeypatch):
+    """A new run's index starts again from its groups: no part of the last run's is read."""
+    db = tmp_path / "copy.sqlite"
+    src, dst = sqlite3.connect(crawl), sqlite3.connect(db)
+    src.backup(dst)
+    src.close()
+    dst.close()
+    monkeypatch.setattr(review_app, "EAGER_GROUPS", 0)
+    app = ReviewApp(db)
+    try:
+        body(app, "/", {"host": HOSTS[0]})
+        app.handle("GET", "/queue", {}, {})
+        assert temp_rows(app, "review_places") > 0 and temp_rows(app, "review_queue") > 0
+        conn = sqlite3.connect(db)
+        story = conn.execute("SELECT content FROM pages WHERE id = 1").fetchone()[0]
+        conn.executemany("INSERT INTO pages (url, content, lang) VALUES (?, ?, 'en')",
+                         [(f"https://{HOSTS[4]}/late/{k}", story) for k in range(3)])
+        conn.commit()
+        conn.close()
+        Deduplicator().run_on_db(db)
+        before = listed(body(app, "/"))
+        assert temp_rows(app, "review_places") == temp_rows(app, "review_queue") == 0
+        assert listed(body(app, "/", {"host": HOSTS[4], "kind": "exact"}))[0] != "0"
+        assert temp_rows(app, "review_places") > 0
+    finally:
+        app.close()
+    fresh = ReviewApp(db)
+    try:
+        assert listed(body(fresh, "/")) == before
+    finally:
+        fresh.close()
+
+
+def test_the_scale_benchs_review_child_times_each_part(crawl):
+    """``bench_scale``'s review child (docs/benchmarks.md quotes it) asks for the first page, the
+    queue and a host filter, each answered."""
+    from benchmarks.speed.bench_scale import REVIEW, child
+
+    timed = child(REVIEW, str(crawl))["requests"]
+    assert list(timed) == ["start", "first page", "again", "queue", "host filter"]
+    assert all(t["status"] == 200 and t["bytes"] > 1000 for n, t in timed.items() if n != "start")
