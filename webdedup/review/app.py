@@ -68,6 +68,8 @@ from .queue import Item, Progress, build_queue, item_at, next_pos, pos_of, progr
 #: Groups a page shows by default, and at most.
 PER_PAGE = 10
 MAX_PER_PAGE = 50
+#: The parameters of the list that page it, not filter it.
+PAGING = ("limit", "offset")
 #: Columns that may hold a page's language (the language filter appears when one exists).
 LANG_COLUMNS = ("lang", "language")
 #: A group id in a path: ASCII digits, at most SQLite's largest integer.
@@ -198,6 +200,10 @@ class Filters:
             per_page=_number(query, "per_page", int, 1, MAX_PER_PAGE) or PER_PAGE,
         )
 
+    def filtered(self) -> bool:
+        """Whether a search or a filter is set (else ``sql/review/groups_all.sql`` lists)."""
+        return any(v is not None for k, v in self.params().items() if k not in PAGING)
+
     def params(self) -> dict[str, Any]:
         """The bound parameters of ``sql/review/groups.sql``."""
         like = None
@@ -289,6 +295,7 @@ class ReviewApp:
         self._host_lines: dict[str, frozenset[str]] = {}  # the dimmed lines of a host, a run
         self._searchable = False  # temp.review_search built for the index's run
         self._parts: set[str] = set()  # the parts of the index built for its run
+        self._groups = 0  # how many groups the index holds
         self._score = "a.dup_score"  # what members_build.sql reads as a member's score
         self._run_counts: dict[str, int] | None = None  # the run's counts, for the header
         self._hosts: list[str] = []  # the hosts with the most members (the host filter)
@@ -400,8 +407,8 @@ class ReviewApp:
         self._host_lines = {}
         self._searchable = False
         self._run_counts, self._hosts = None, []  # the index page's, once a run
-        (groups,) = conn.execute("SELECT count(*) FROM temp.review_groups").fetchone()
-        if groups <= EAGER_GROUPS:
+        (self._groups,) = conn.execute("SELECT count(*) FROM temp.review_groups").fetchone()
+        if self._groups <= EAGER_GROUPS:
             self._need(conn, MEMBERS, PLACES)
 
     def _need(self, conn: sqlite3.Connection, *parts: str) -> None:
@@ -569,8 +576,14 @@ class ReviewApp:
             total, hosts = self._run_counts, self._hosts
             run = last_run(conn)
             params = run.get("params", {})
-            search = self._search_table(conn, source) if filters.q else NO_SEARCH
-            rows = conn.execute(sql_review("groups", search=search), filters.params()).fetchall()
+            if filters.filtered():
+                search = self._search_table(conn, source) if filters.q else NO_SEARCH
+                query = sql_review("groups", search=search)
+                rows = conn.execute(query, filters.params()).fetchall()
+            else:  # (the whole list: a page of the index on size, the count kept)
+                rows = conn.execute(sql_review("groups_all"), {
+                    "total": self._groups, **{k: filters.params()[k] for k in PAGING}
+                }).fetchall()
             verdicts = read_verdicts(conn)
             sections = [
                 self._render_group(conn, source, int(g), int(size), params, verdicts)
