@@ -4,7 +4,7 @@
 -- (main._webdedup_groups, a few numbers a page), and each group's canonical and lowest
 -- member score. Nothing is read from {pages}, whose rows hold the texts (at three million
 -- pages reading every member's row took 23 s), nor from the prepared rows (their URLs and
--- keys: review/places_build.sql reads them only for the host and language filters).
+-- keys: review/places_build.sql reads them for the host and language filters and a search).
 -- {score} is a.dup_score, or for a state older than schema 13 the page's own cell.
 DROP TABLE IF EXISTS temp.review_members;
 CREATE TEMP TABLE review_members (

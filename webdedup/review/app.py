@@ -4,13 +4,14 @@
 index of its duplicate groups in TEMP tables, built in parts as requests need them: the groups
 and their sizes first (``sql/review/groups_build.sql``: the list of groups needs no more), the
 members' scores and the queue when the queue or a score filter is first asked for
-(``members_build.sql``), their hosts and languages for the host and language filters
-(``places_build.sql``); a small run's (at most :data:`EAGER_GROUPS` groups) all at once. A
-request reads one page of groups (``LIMIT``/``OFFSET`` over that index) and those groups'
-pages, never the whole table. Each page is read in one read transaction, so it shows one run's
-groups even while a ``webdedup db`` run in another process commits. A verdict is written
-through a short write connection of its own (``store.verdicts``), refused when it names a page
-the table does not have, stored once however often it is posted, and honoured by the next run.
+(``members_build.sql``), their hosts and languages for the host and language filters and a
+search (``places_build.sql``); a small run's (at most :data:`EAGER_GROUPS` groups) all at
+once. A request reads one page of groups (``LIMIT``/``OFFSET`` over that index) and those
+groups' pages, never the whole table. Each page is read in one read transaction, so it shows
+one run's groups even while a ``webdedup db`` run in another process commits. A verdict is
+written through a short write connection of its own (``store.verdicts``), refused when it names
+a page the table does not have, stored once however often it is posted, and honoured by the
+next run.
 """
 
 from __future__ import annotations
@@ -298,7 +299,8 @@ class ReviewApp:
         self._groups = 0  # how many groups the index holds
         self._score = "a.dup_score"  # what members_build.sql reads as a member's score
         self._run_counts: dict[str, int] | None = None  # the run's counts, for the header
-        self._hosts: list[str] = []  # the hosts with the most members (the host filter)
+        #: the hosts with the most members (the host filter's choices), once they are read
+        self._hosts: list[str] | None = None
         #: the verdicts this app recorded, newest last: what "undo" withdraws
         self._undo: list[int] = []
         self._undo_lock = threading.Lock()
@@ -406,7 +408,7 @@ class ReviewApp:
         self._threshold = float(last_run(conn).get("params", {}).get("threshold") or 0.9)
         self._host_lines = {}
         self._searchable = False
-        self._run_counts, self._hosts = None, []  # the index page's, once a run
+        self._run_counts, self._hosts = None, None  # the index page's, once a run
         (self._groups,) = conn.execute("SELECT count(*) FROM temp.review_groups").fetchone()
         if self._groups <= EAGER_GROUPS:
             self._need(conn, MEMBERS, PLACES)
@@ -567,13 +569,13 @@ class ReviewApp:
         def read(conn: sqlite3.Connection, source: Source) -> tuple[Any, ...]:
             if filters.min_score is not None or filters.max_score is not None:
                 self._need(conn, MEMBERS)
-            if filters.host is not None or filters.lang is not None:
-                self._need(conn, PLACES)
+            if filters.host is not None or filters.lang is not None or filters.q:
+                self._need(conn, PLACES)  # (a search's table is made from it)
             if self._run_counts is None:  # (once a run: a pass over the state)
                 self._run_counts = counts(conn, source)
-            if not self._hosts and PLACES in self._parts:  # (once they are read)
+            if self._hosts is None and PLACES in self._parts:  # (once they are read)
                 self._hosts = [h for h, _ in conn.execute(sql_review("hosts"), {"limit": 200})]
-            total, hosts = self._run_counts, self._hosts
+            total, hosts = self._run_counts, self._hosts or []
             run = last_run(conn)
             params = run.get("params", {})
             if filters.filtered():
@@ -967,12 +969,9 @@ class ReviewApp:
         )
         ids = {r["id"] for r in rows}
         mine = [v for v in verdicts if v.page_a in ids or v.page_b in ids]
-        # which members' pairs the queue holds, when it is not in order yet (the rule of
-        # review/queue_build.sql: a group's near members, else its first member by id)
-        near = self._queue_built() or conn.execute(
-            "SELECT 1 FROM main._webdedup_group_kinds WHERE dup_kind = 'near' AND dup_group = ?",
-            (group,),
-        ).fetchone() is not None
+        queued = set() if self._queue_built() else self._queued(
+            conn, group, int(canonical["id"]), [int(m["id"]) for m in members]
+        )
         back = f"/group/{group}"
         out = [
             f'<section class="group" id="g{group}" data-group="{group}">',
@@ -998,9 +997,7 @@ class ReviewApp:
             if self._queue_built():
                 pos = pos_of(conn, int(m["id"]), int(canonical["id"]))
                 link = None if pos is None else f"/queue/{pos}"
-            elif canonical["is_canonical"] and (
-                m["dup_kind"] == "near" if near else m is members[0]
-            ):
+            elif int(m["id"]) in queued:
                 link = f"/queue/pair/{int(m['id'])}-{int(canonical['id'])}"
             else:
                 link = None
@@ -1012,6 +1009,35 @@ class ReviewApp:
             )
         out.append("</section>")
         return "\n".join(out)
+
+    @staticmethod
+    def _queued(
+        conn: sqlite3.Connection, group: int, canonical: int, shown: list[int]
+    ) -> set[int]:
+        """Which of a group's ``shown`` members the queue holds a pair of with ``canonical``,
+        before the queue is put in order: the rule of ``sql/review/queue_build.sql`` on the
+        state it reads (the group's canonical there; its near members, else its first member
+        by id), a few keyed look-ups, not the group's every member."""
+        (held,) = conn.execute(
+            "SELECT max(id) FROM main._webdedup_group_members "
+            "WHERE dup_group = ? AND is_canonical = 1", (group,)
+        ).fetchone()
+        if held != canonical or not shown:
+            return set()  # (no canonical, or another one than the page's: no pair of it)
+        if conn.execute(
+            "SELECT 1 FROM main._webdedup_group_kinds WHERE dup_kind = 'near' AND dup_group = ?",
+            (group,),
+        ).fetchone() is None:
+            (first,) = conn.execute(
+                "SELECT min(id) FROM main._webdedup_group_members "
+                "WHERE dup_group = ? AND is_canonical = 0", (group,)
+            ).fetchone()
+            return {first} & set(shown)
+        marks = ", ".join("?" * len(shown))
+        return {int(i) for (i,) in conn.execute(
+            "SELECT id FROM main._webdedup_group_kinds "
+            f"WHERE dup_kind = 'near' AND dup_group = ? AND id IN ({marks})", (group, *shown)
+        )}
 
     def _member(
         self,
