@@ -27,8 +27,9 @@ from webdedup.review import queue
 from webdedup.store import migrate, sql, transaction
 
 MEMBERS_TABLE = (
-    "CREATE TEMP TABLE review_members (id INTEGER PRIMARY KEY, dup_group INTEGER NOT NULL, "
-    "size INTEGER NOT NULL, is_canonical INTEGER NOT NULL, dup_kind TEXT, dup_score REAL)"
+    "CREATE TEMP TABLE review_members (dup_group INTEGER NOT NULL, is_canonical INTEGER NOT "
+    "NULL, id INTEGER NOT NULL, size INTEGER NOT NULL, dup_kind TEXT, dup_score REAL, "
+    "PRIMARY KEY (dup_group, is_canonical, id)) WITHOUT ROWID"
 )
 
 

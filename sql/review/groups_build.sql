@@ -12,9 +12,10 @@ INSERT INTO temp.review_groups SELECT dup_group, size FROM {groups} ORDER BY dup
 CREATE INDEX temp.review_groups_size ON review_groups(size DESC, dup_group);
 DROP TABLE IF EXISTS temp.review_members;
 CREATE TEMP TABLE review_members (
-    id INTEGER PRIMARY KEY, dup_group INTEGER NOT NULL, size INTEGER NOT NULL,
-    is_canonical INTEGER NOT NULL, dup_kind TEXT, dup_score REAL
-);
+    dup_group INTEGER NOT NULL, is_canonical INTEGER NOT NULL, id INTEGER NOT NULL,
+    size INTEGER NOT NULL, dup_kind TEXT, dup_score REAL,
+    PRIMARY KEY (dup_group, is_canonical, id)
+) WITHOUT ROWID;
 DROP TABLE IF EXISTS temp.review_scores;
 CREATE TEMP TABLE review_scores (
     dup_group INTEGER PRIMARY KEY, canonical INTEGER, min_score REAL

@@ -7,20 +7,20 @@
 -- keys: review/places_build.sql reads them for the host and language filters and a search).
 -- {score} is a.dup_score, or for a state older than schema 13 the page's own cell.
 DROP TABLE IF EXISTS temp.review_members;
+-- (keyed by group: the scores' and the queue's GROUP BY and the queue's look-ups of its
+-- groups go down it in order; built in that order, appended, no second index)
 CREATE TEMP TABLE review_members (
-    id INTEGER PRIMARY KEY, dup_group INTEGER NOT NULL, size INTEGER NOT NULL,
-    is_canonical INTEGER NOT NULL, dup_kind TEXT, dup_score REAL
-);
+    dup_group INTEGER NOT NULL, is_canonical INTEGER NOT NULL, id INTEGER NOT NULL,
+    size INTEGER NOT NULL, dup_kind TEXT, dup_score REAL,
+    PRIMARY KEY (dup_group, is_canonical, id)
+) WITHOUT ROWID;
 -- every page's group row in id order, each looked up in the groups (a read of the state in
--- its order: found by group, the members' rows were read at random)
-INSERT INTO temp.review_members
-SELECT a.id, a.dup_group, g.size, coalesce(a.is_canonical, 0), a.dup_kind, {score}
+-- its order: found by group, the members' rows were read at random), sorted by group
+INSERT INTO temp.review_members (dup_group, is_canonical, id, size, dup_kind, dup_score)
+SELECT a.dup_group, coalesce(a.is_canonical, 0), a.id, g.size, a.dup_kind, {score}
 FROM main._webdedup_groups AS a
 JOIN temp.review_groups AS g ON g.dup_group = a.dup_group
-ORDER BY a.id;
--- (covering what the scores' and the queue's GROUP BY read: they scan it, no row looked up)
-CREATE INDEX temp.review_members_group
-    ON review_members(dup_group, is_canonical, dup_kind, dup_score, size);
+ORDER BY 1, 2, 3;
 DELETE FROM temp.review_scores;
 INSERT INTO temp.review_scores
 SELECT dup_group, max(CASE WHEN is_canonical = 1 THEN id END),
