@@ -37,9 +37,10 @@ process:
    have them: right after the first run's gigabytes of writes, a nightly run at a million
    pages cost about 25 % more CPU while the kernel wrote them back (docs/benchmarks.md);
 3. the readers on the result, time and peak memory of each: ``webdedup stats``, ``webdedup
-   export --json``, ``webdedup export --parquet``, and the review app's first page and first
-   queue item (``ReviewApp.handle``, as the server calls it), after the app's start (which
-   builds its index of the run: timed as ``start``), the first page a second time too.
+   export --json``, ``webdedup export --parquet``, and the review app's first page, first
+   queue item and a host filter (``ReviewApp.handle``, as the server calls it), after the
+   app's start (which builds the first part of its index of the run, the groups: timed as
+   ``start``), the first page a second time too.
 
 ``--readers DB`` runs step 3 alone on a database a run annotated (a kept one).
 
