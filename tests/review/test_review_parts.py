@@ -238,3 +238,21 @@ def test_the_scale_benchs_review_child_times_each_part(crawl):
     timed = child(REVIEW, str(crawl))["requests"]
     assert list(timed) == ["start", "first page", "again", "queue", "host filter"]
     assert all(t["status"] == 200 and t["bytes"] > 1000 for n, t in timed.items() if n != "start")
+
+
+def test_a_crawl_of_many_pages_and_few_groups_is_built_in_parts(crawl, monkeypatch):
+    """Each part reads every groups row (a few numbers a page): past ``EAGER_PAGES`` pages the
+    index is built in parts however few the groups."""
+    monkeypatch.setattr(review_app, "EAGER_PAGES", 10)
+    app = ReviewApp(crawl)
+    try:
+        assert listed(body(app, "/"))[0] != "0"
+        assert temp_rows(app, "review_members") == temp_rows(app, "review_places") == 0
+    finally:
+        app.close()
+    monkeypatch.setattr(review_app, "EAGER_PAGES", 10**9)
+    app = ReviewApp(crawl)
+    try:
+        assert temp_rows(app, "review_members") > 0 and temp_rows(app, "review_places") > 0
+    finally:
+        app.close()

@@ -325,7 +325,7 @@ def _index_tables(db: Path, blind: bool) -> list[list[tuple]]:
         conn.set_authorizer(None)
         tables = [conn.execute(f"SELECT * FROM temp.{t} ORDER BY 1").fetchall()
                   for t in ("review_members", "review_groups", "review_queue",
-                            "review_queue_groups")]
+                            "review_queue_groups", "review_scores", "review_places")]
         conn.execute("ROLLBACK")
     finally:
         app.close()

@@ -5,8 +5,8 @@ index of its duplicate groups in TEMP tables, built in parts as requests need th
 and their sizes first (``sql/review/groups_build.sql``: the list of groups needs no more), the
 members' scores and the queue when the queue or a score filter is first asked for
 (``members_build.sql``), their hosts and languages for the host and language filters and a
-search (``places_build.sql``); a small run's (at most :data:`EAGER_GROUPS` groups) all at
-once. A request reads one page of groups (``LIMIT``/``OFFSET`` over that index) and those
+search (``places_build.sql``); a small run's (:data:`EAGER_GROUPS`, :data:`EAGER_PAGES`) all
+at once. A request reads one page of groups (``LIMIT``/``OFFSET`` over that index) and those
 groups' pages, never the whole table. Each page is read in one read transaction, so it shows
 one run's groups even while a ``webdedup db`` run in another process commits. A verdict is
 written through a short write connection of its own (``store.verdicts``), refused when it names
@@ -81,11 +81,13 @@ MAX_ID = 2**63 - 1
 #: Where a form's ``back`` field may send the browser: a page of this app (the list, with its
 #: query, or a group), never another host nor anything that could end a header.
 BACK = re.compile(r"/(group/[0-9]{1,19}|queue(/[0-9]{1,19})?)?(\?[A-Za-z0-9_.~%&=+-]*)?")
-#: A run with at most this many groups has its whole index (the members' scores, the queue,
-#: the hosts) built by its first request (well under a second); a larger run's parts are built
-#: by the first request that needs each, so the list of groups comes first (at ten million
-#: pages the whole index took 39 s, docs/benchmarks.md).
+#: A run of at most this many groups and pages has its whole index (the members' scores, the
+#: queue, the hosts) built when the app first reads it (well under a second: each part reads
+#: every groups row, a few numbers a page); a larger run's parts are built by the first
+#: request that needs each, so the list of groups comes first (at ten million pages the whole
+#: index took 39 s, docs/benchmarks.md).
 EAGER_GROUPS = 20_000
+EAGER_PAGES = 200_000
 #: The parts of the index (after the groups): the members' scores with the queue, and their
 #: hosts and languages.
 MEMBERS, PLACES = "members", "places"
@@ -392,8 +394,8 @@ class ReviewApp:
     def _build_index(self, conn: sqlite3.Connection) -> None:
         """The groups of the run ``conn``'s transaction sees, in TEMP tables (once a run),
         from webdedup's state alone (``sql/review/groups_build.sql``); the rest of the index
-        too when the run is small (:data:`EAGER_GROUPS`), else as requests need it
-        (:meth:`_need`)."""
+        too when the run is small (:data:`EAGER_GROUPS`, :data:`EAGER_PAGES`), else as
+        requests need it (:meth:`_need`)."""
         source = read_layout(conn, str(self.db))
         have = set(table_columns(conn, source.table))
         lang = next((c for c in LANG_COLUMNS if c in have), None)
@@ -405,12 +407,13 @@ class ReviewApp:
         run_script(conn, "review/groups_build", groups=groups_subquery())
         self._source, self._lang = source, lang
         self._pictures = None
-        self._threshold = float(last_run(conn).get("params", {}).get("threshold") or 0.9)
+        run = last_run(conn)
+        self._threshold = float(run.get("params", {}).get("threshold") or 0.9)
         self._host_lines = {}
         self._searchable = False
         self._run_counts, self._hosts = None, None  # the index page's, once a run
         (self._groups,) = conn.execute("SELECT count(*) FROM temp.review_groups").fetchone()
-        if self._groups <= EAGER_GROUPS:
+        if self._groups <= EAGER_GROUPS and int(run.get("pages") or 0) <= EAGER_PAGES:
             self._need(conn, MEMBERS, PLACES)
 
     def _need(self, conn: sqlite3.Connection, *parts: str) -> None:
@@ -1018,11 +1021,13 @@ class ReviewApp:
         before the queue is put in order: the rule of ``sql/review/queue_build.sql`` on the
         state it reads (the group's canonical there; its near members, else its first member
         by id), a few keyed look-ups, not the group's every member."""
+        if not shown:
+            return set()
         (held,) = conn.execute(
             "SELECT max(id) FROM main._webdedup_group_members "
             "WHERE dup_group = ? AND is_canonical = 1", (group,)
         ).fetchone()
-        if held != canonical or not shown:
+        if held != canonical:
             return set()  # (no canonical, or another one than the page's: no pair of it)
         if conn.execute(
             "SELECT 1 FROM main._webdedup_group_kinds WHERE dup_kind = 'near' AND dup_group = ?",
