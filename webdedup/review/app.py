@@ -417,10 +417,12 @@ class ReviewApp:
             self._need(conn, MEMBERS, PLACES)
 
     def _need(self, conn: sqlite3.Connection, *parts: str) -> None:
-        """Build the ``parts`` of the index not built yet for its run (inside the request's
-        read transaction, on the run the groups were read from): :data:`MEMBERS` (the
-        members' scores, each group's canonical and lowest score, the queue) and
-        :data:`PLACES` (the members' hosts and languages)."""
+        """Build the ``parts`` of the index not built yet for its run, inside the request's
+        read transaction: :data:`MEMBERS` (the members' scores, each group's canonical and
+        lowest score, the queue) and :data:`PLACES` (the members' hosts and languages). That
+        transaction sees the same last run as the one the groups were read in, but not
+        always the same state: rows a batched run, a prune or a restore wrote since, before
+        any new run row, are read as they are (the pages a page shows always were)."""
         if MEMBERS in parts and MEMBERS not in self._parts:
             run_script(conn, "review/members_build", score=self._score)
             build_queue(conn, self._threshold)
