@@ -6,14 +6,10 @@
 -- pages reading every member's row took 23 s), nor from the prepared rows (their URLs and
 -- keys: review/places_build.sql reads them for the host and language filters and a search).
 -- {score} is a.dup_score, or for a state older than schema 13 the page's own cell.
-DROP TABLE IF EXISTS temp.review_members;
--- (keyed by group: the scores' and the queue's GROUP BY and the queue's look-ups of its
--- groups go down it in order; built in that order, appended, no second index)
-CREATE TEMP TABLE review_members (
-    dup_group INTEGER NOT NULL, is_canonical INTEGER NOT NULL, id INTEGER NOT NULL,
-    size INTEGER NOT NULL, dup_kind TEXT, dup_score REAL,
-    PRIMARY KEY (dup_group, is_canonical, id)
-) WITHOUT ROWID;
+-- (temp.review_members, made by groups_build.sql, is keyed by group: the scores' and the
+-- queue's GROUP BY and the queue's look-ups of its groups go down it in order; filled in that
+-- order, appended, no second index)
+DELETE FROM temp.review_members;
 -- every page's group row in id order, each looked up in the groups (a read of the state in
 -- its order: found by group, the members' rows were read at random), sorted by group
 INSERT INTO temp.review_members (dup_group, is_canonical, id, size, dup_kind, dup_score)

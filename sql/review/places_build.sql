@@ -2,11 +2,8 @@
 -- request that needs it: the host and language filters, the host list, a search): each
 -- group member's host and language from its prepared row (the crawler's language, else the
 -- detected one), read in id order. Nothing is read from {pages}.
-DROP TABLE IF EXISTS temp.review_places;
-CREATE TEMP TABLE review_places (
-    id INTEGER PRIMARY KEY, dup_group INTEGER NOT NULL, is_canonical INTEGER NOT NULL,
-    host TEXT, lang TEXT
-);
+-- (temp.review_places is made, empty, by groups_build.sql; its indexes come after the rows)
+DELETE FROM temp.review_places;
 INSERT INTO temp.review_places
 SELECT a.id, a.dup_group, coalesce(a.is_canonical, 0), w.host, w.lang
 FROM main._webdedup_groups AS a
@@ -15,5 +12,6 @@ LEFT JOIN main._webdedup_prepared AS w ON w.id = a.id
 ORDER BY a.id;
 -- (a group's members by host or the canonical's language: the filters' EXISTS; by host
 -- alone: the host list's count)
-CREATE INDEX temp.review_places_group ON review_places(dup_group, is_canonical, lang, host);
-CREATE INDEX temp.review_places_host ON review_places(host);
+CREATE INDEX IF NOT EXISTS temp.review_places_group
+    ON review_places(dup_group, is_canonical, lang, host);
+CREATE INDEX IF NOT EXISTS temp.review_places_host ON review_places(host);
