@@ -42,7 +42,9 @@ process:
    app's start (which builds the first part of its index of the run, the groups: timed as
    ``start``), the first page a second time too.
 
-``--readers DB`` runs step 3 alone on a database a run annotated (a kept one).
+``--readers DB`` runs step 3 alone on a database a run annotated (a kept one); ``--review DB``
+only its review app's requests (with the code of a worktree first on ``PYTHONPATH``, run from
+it, its ``webdedup/sql`` a link to its ``sql/``: a before/after comparison).
 
 Prints a table a line a step and, with ``--json FILE``, writes the figures there.
 """
@@ -288,7 +290,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-only", action="store_true", help="the first run alone")
     parser.add_argument("--readers", type=Path, metavar="DB",
                         help="only the readers, on this annotated database")
+    parser.add_argument("--review", type=Path, metavar="DB",
+                        help="only the review app's requests, on this annotated database")
     args = parser.parse_args(argv)
+    if args.review is not None:
+        out = {"review": review(args.review)}
+        if args.json:
+            args.json.write_text(json.dumps(out, indent=2))
+        return 0
     if args.readers is not None:
         args.work.mkdir(parents=True, exist_ok=True)
         out = readers(args.readers, args.work)
@@ -394,12 +403,17 @@ def readers(db: Path, work: Path) -> dict:
               flush=True)
     report.unlink(missing_ok=True)
     shutil.rmtree(parquet, ignore_errors=True)
+    out["review"] = review(db)
+    return out
+
+
+def review(db: Path) -> dict:
+    """The review app's child on ``db``, its requests printed."""
     r = child(REVIEW, str(db))
-    out["review"] = r
     print("review app: " + ", ".join(
         f"{name} {q['wall']:.2f} s (HTTP {q['status']}, {q['bytes']:,} bytes)"
         for name, q in r["requests"].items()) + f"; peak {r['peak_mib']:.0f} MiB", flush=True)
-    return out
+    return r
 
 
 def _times(part: int | None, whole: int) -> str:

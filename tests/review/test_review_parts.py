@@ -230,7 +230,7 @@ def test_each_part_is_built_once_a_run_and_again_after_a_new_run(crawl, tmp_path
         fresh.close()
 
 
-def test_the_scale_benchs_review_child_times_each_part(crawl):
+def test_the_scale_benchs_review_child_times_each_part(crawl, capsys):
     """``bench_scale``'s review child (docs/benchmarks.md quotes it) asks for the first page, the
     queue and a host filter, each answered."""
     from benchmarks.speed.bench_scale import REVIEW, child
@@ -238,6 +238,10 @@ def test_the_scale_benchs_review_child_times_each_part(crawl):
     timed = child(REVIEW, str(crawl))["requests"]
     assert list(timed) == ["start", "first page", "again", "queue", "host filter"]
     assert all(t["status"] == 200 and t["bytes"] > 1000 for n, t in timed.items() if n != "start")
+    from benchmarks.speed import bench_scale
+
+    assert bench_scale.main(["--review", str(crawl)]) == 0
+    assert "review app: start " in capsys.readouterr().out
 
 
 def test_a_crawl_of_many_pages_and_few_groups_is_built_in_parts(crawl, monkeypatch):
