@@ -4,10 +4,12 @@
     python -m benchmarks.speed.bench_review_queue [--members 1000000] [--verdicts 1000] \
         [--hosts 10000]
 
-Synthetic state, not a run: an index of ``--members`` duplicate-group members in groups of
-two (a third of them exact, the rest near with scores from 0.9 to 1.0) as the review app
-builds it once a run (``sql/review/members_build.sql``), and as many rows of
-``_webdedup_prepared`` (and ``_webdedup_hosts``) spread over ``--hosts`` hosts. Prints the
+Synthetic state, not a run: ``--members`` duplicate-group members in groups of two (a third
+of them exact, the rest near with scores from 0.9 to 1.0) in webdedup's groups state
+(``_webdedup_groups``, ``_webdedup_group_members``, ``_webdedup_group_kinds``) with the
+review app's list of groups (``sql/review/groups_build.sql``), from which it builds the queue
+once a run (``sql/review/queue_build.sql``), and as many rows of ``_webdedup_prepared`` (and
+``_webdedup_hosts``) spread over ``--hosts`` hosts. Prints the
 time to build the queue, to count what is left and to find the next undecided pair once
 ``--verdicts`` pairs are decided, and to find one host's distinct texts when its chrome is
 first dimmed (``sql/review/host_texts.sql``).
@@ -24,13 +26,8 @@ import time
 from pathlib import Path
 
 from webdedup.review import queue
-from webdedup.store import migrate, sql, transaction
-
-MEMBERS_TABLE = (
-    "CREATE TEMP TABLE review_members (dup_group INTEGER NOT NULL, is_canonical INTEGER NOT "
-    "NULL, id INTEGER NOT NULL, size INTEGER NOT NULL, dup_kind TEXT, dup_score REAL, "
-    "PRIMARY KEY (dup_group, is_canonical, id)) WITHOUT ROWID"
-)
+from webdedup.store import migrate, run_script, sql, transaction
+from webdedup.store.counts import groups_subquery
 
 
 def fill(conn: sqlite3.Connection, members: int, hosts: int) -> None:
@@ -51,20 +48,20 @@ def fill(conn: sqlite3.Connection, members: int, hosts: int) -> None:
                          f"VALUES ({', '.join('?' * len(cols))})", prepared())
         conn.execute("INSERT INTO _webdedup_hosts (host, id) SELECT host, id "
                      "FROM _webdedup_prepared ORDER BY host, id")
-    conn.execute(MEMBERS_TABLE)
-    rows = []
-    for g in range(members // 2):
-        kind = "near" if g % 3 else "exact"
-        score = rnd.uniform(0.9, 1.0) if kind == "near" else 1.0
-        rows.append((2 * g + 1, 2 * g + 1, 2, 1, None, 1.0))
-        rows.append((2 * g + 2, 2 * g + 1, 2, 0, kind, score))
-    conn.executemany("INSERT INTO temp.review_members (id, dup_group, size, is_canonical, "
-                     "dup_kind, dup_score) VALUES (?, ?, ?, ?, ?, ?)", rows)
-    # (each group's canonical and lowest score, as review/members_build.sql keeps them)
-    conn.execute("CREATE TEMP TABLE review_scores AS SELECT dup_group, "
-                 "max(CASE WHEN is_canonical = 1 THEN id END) AS canonical, "
-                 "min(CASE WHEN is_canonical = 0 THEN dup_score END) AS min_score "
-                 "FROM temp.review_members GROUP BY dup_group")
+        rows = []
+        for g in range(members // 2):
+            kind = "near" if g % 3 else "exact"
+            score = rnd.uniform(0.9, 1.0) if kind == "near" else 1.0
+            rows.append((2 * g + 1, 2 * g + 1, None, 1, 1.0))
+            rows.append((2 * g + 2, 2 * g + 1, kind, 0, round(score, 6)))
+        conn.executemany("INSERT INTO _webdedup_groups (id, dup_group, dup_kind, is_canonical, "
+                         "dup_score) VALUES (?, ?, ?, ?, ?)", rows)
+        conn.execute("INSERT INTO _webdedup_group_members (dup_group, is_canonical, id) "
+                     "SELECT dup_group, is_canonical, id FROM _webdedup_groups ORDER BY 1, 2, 3")
+        conn.execute("INSERT INTO _webdedup_group_kinds (dup_kind, dup_group, id) "
+                     "SELECT dup_kind, dup_group, id FROM _webdedup_groups "
+                     "WHERE dup_kind IS NOT NULL ORDER BY 1, 2, 3")
+    run_script(conn, "review/groups_build", groups=groups_subquery())
 
 
 def timed(label: str, work):

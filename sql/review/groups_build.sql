@@ -1,10 +1,10 @@
 -- The review app's index of a run, first part (built when a request first reads the run):
 -- the duplicate groups (2+ pages) and their sizes, in TEMP tables of its connection, from
 -- main._webdedup_group_kinds alone (a few numbers a duplicate, read in one pass): what the
--- list of groups, largest first, and a group's page need. The members' scores and the queue
--- (review/members_build.sql) and their hosts and languages (review/places_build.sql) are
--- built by the first request that needs them; their tables start empty here, so every
--- query compiles, and the app builds a part before it reads it.
+-- list of groups, largest first, and a group's page need. The queue (review/queue_build.sql),
+-- the members' scores (review/members_build.sql) and their hosts and languages
+-- (review/places_build.sql) are built by the first request that needs them; their tables
+-- start empty here, so every query compiles, and the app builds a part before it reads it.
 -- {groups} is sql/group_kinds.sql: the one definition of a group (webdedup/store/counts.py).
 DROP TABLE IF EXISTS temp.review_groups;
 CREATE TEMP TABLE review_groups (dup_group INTEGER PRIMARY KEY, size INTEGER NOT NULL);
@@ -28,12 +28,14 @@ CREATE TEMP TABLE review_places (
 DROP TABLE IF EXISTS temp.review_queue_groups;
 CREATE TEMP TABLE review_queue_groups (
     dup_group INTEGER PRIMARY KEY, part INTEGER NOT NULL, closeness REAL NOT NULL,
-    first_id INTEGER NOT NULL, pairs INTEGER NOT NULL
+    first_id INTEGER NOT NULL, pairs INTEGER NOT NULL, canonical INTEGER
 );
 DROP TABLE IF EXISTS temp.review_queue;
 CREATE TEMP TABLE review_queue (
     pos INTEGER PRIMARY KEY, id INTEGER NOT NULL, canonical INTEGER NOT NULL,
     dup_group INTEGER NOT NULL, kind TEXT, score REAL
 );
--- (the search's table of URLs and titles is built when a search is made)
+-- (the search's table of URLs and titles is built when a search is made, a host filter's
+-- groups for each host asked: review/host_groups.sql)
 DROP TABLE IF EXISTS temp.review_search;
+DROP TABLE IF EXISTS temp.review_host_groups;

@@ -1,14 +1,13 @@
--- The review app's index, second part (after review/groups_build.sql; built by the first
--- request that needs the members' scores: the queue, the score filters): each group
+-- The review app's index, the members' part (after review/groups_build.sql; built by the
+-- first request that needs the members' scores: the score filters): each group
 -- member's group, kind, canonical flag and score from webdedup's state alone
 -- (main._webdedup_groups, a few numbers a page), and each group's canonical and lowest
 -- member score. Nothing is read from {pages}, whose rows hold the texts (at three million
 -- pages reading every member's row took 23 s), nor from the prepared rows (their URLs and
 -- keys: review/places_build.sql reads them for the host and language filters and a search).
 -- {score} is a.dup_score, or for a state older than schema 13 the page's own cell.
--- (temp.review_members, made by groups_build.sql, is keyed by group: the scores' and the
--- queue's GROUP BY and the queue's look-ups of its groups go down it in order; filled in that
--- order, appended, no second index)
+-- (temp.review_members, made by groups_build.sql, is keyed by group: the scores' GROUP BY
+-- goes down it in order; filled in that order, appended, no second index)
 DELETE FROM temp.review_members;
 -- every page's group row in id order, each looked up in the groups (a read of the state in
 -- its order: found by group, the members' rows were read at random), sorted by group

@@ -1,38 +1,71 @@
--- The reviewer's queue (after members_build.sql, once a run, built with it): one row a pair to judge, in the
--- order a reviewer meets them. First the near-duplicate members, by group, the group whose
--- scores lie closest to the run's :threshold first (a member and canonical the run found
--- barely similar enough, or only just not too similar, are the likeliest mistakes), within a
--- group the closest member first; then the groups without a near member (same URL or same
--- text: only their canonical is to judge), largest first, each by its first member.
--- review_queue_groups: each group's place (`part`, `closeness`) and how many pairs it has in
--- the queue (a group is decided when all of them are).
+-- The reviewer's queue (after review/groups_build.sql; built by the first request that needs
+-- it: a queue page, a group page's pair links): one row a pair to judge, in the order a
+-- reviewer meets them. First the near-duplicate members, by group, the group whose scores
+-- lie closest to the run's :threshold first (a member and canonical the run found barely
+-- similar enough, or only just not too similar, are the likeliest mistakes), within a group
+-- the closest member first; then the groups without a near member (same URL or same text:
+-- only their canonical is to judge), largest first, each by its first member.
+-- From webdedup's state alone, and of all the groups' members only the near ones and each
+-- group's canonical and first member: the near members from main._webdedup_group_kinds (in
+-- group order), their scores from main._webdedup_groups ({score}: a.dup_score, or for a
+-- state older than schema 13 the page's own cell), a group's canonical and first member by
+-- look-ups in main._webdedup_group_members (at ten million pages every member's row read and
+-- sorted, 5.5 million, took most of the 23 s the first queue item waited).
+-- review_queue_groups: each group's place (`part`, `closeness`), its canonical, and how many
+-- pairs it has in the queue (a group is decided when all of them are).
+DROP TABLE IF EXISTS temp.review_near;
+CREATE TEMP TABLE review_near (
+    dup_group INTEGER NOT NULL, id INTEGER NOT NULL, dup_kind TEXT, dup_score REAL,
+    PRIMARY KEY (dup_group, id)
+) WITHOUT ROWID;
+INSERT INTO temp.review_near (dup_group, id, dup_kind, dup_score)
+SELECT k.dup_group, k.id, a.dup_kind, {score}
+FROM main._webdedup_group_kinds AS k
+JOIN main._webdedup_groups AS a ON a.id = k.id
+WHERE k.dup_kind = 'near'
+ORDER BY k.dup_group, k.id;
 DROP TABLE IF EXISTS temp.review_queue_groups;
 CREATE TEMP TABLE review_queue_groups (
     dup_group INTEGER PRIMARY KEY, part INTEGER NOT NULL, closeness REAL NOT NULL,
-    first_id INTEGER NOT NULL, pairs INTEGER NOT NULL
+    first_id INTEGER NOT NULL, pairs INTEGER NOT NULL, canonical INTEGER
 );
-INSERT INTO temp.review_queue_groups
-SELECT dup_group,
-       CASE WHEN count(CASE WHEN dup_kind = 'near' THEN 1 END) > 0 THEN 0 ELSE 1 END,
-       coalesce(min(CASE WHEN dup_kind = 'near'
-                         THEN abs(coalesce(dup_score, 0) - :threshold) END), -max(size)),
-       min(id),
-       max(count(CASE WHEN dup_kind = 'near' THEN 1 END), 1)
-FROM temp.review_members
-WHERE is_canonical = 0
-GROUP BY dup_group;
+-- the groups with near members (first_id: their first near member), then the others,
+-- largest first, by their first member (a group of the index has one, unless the state
+-- changed since the groups were read); each with its canonical
+INSERT INTO temp.review_queue_groups (dup_group, part, closeness, first_id, pairs, canonical)
+SELECT n.dup_group, 0, min(abs(coalesce(n.dup_score, 0) - :threshold)), min(n.id), count(*),
+       (SELECT max(m.id) FROM main._webdedup_group_members AS m
+        WHERE m.dup_group = n.dup_group AND m.is_canonical = 1)
+FROM temp.review_near AS n
+GROUP BY n.dup_group;
+INSERT INTO temp.review_queue_groups (dup_group, part, closeness, first_id, pairs, canonical)
+SELECT dup_group, 1, -size, first_id, 1,
+       (SELECT max(m.id) FROM main._webdedup_group_members AS m
+        WHERE m.dup_group = g.dup_group AND m.is_canonical = 1)
+FROM (SELECT g.dup_group, g.size,
+             (SELECT min(m.id) FROM main._webdedup_group_members AS m
+              WHERE m.dup_group = g.dup_group AND m.is_canonical = 0) AS first_id
+      FROM temp.review_groups AS g
+      WHERE NOT EXISTS (SELECT 1 FROM temp.review_near AS n WHERE n.dup_group = g.dup_group)
+     ) AS g
+WHERE first_id IS NOT NULL;
 DROP TABLE IF EXISTS temp.review_queue;
 CREATE TEMP TABLE review_queue (
     pos INTEGER PRIMARY KEY, id INTEGER NOT NULL, canonical INTEGER NOT NULL,
     dup_group INTEGER NOT NULL, kind TEXT, score REAL
 );
+-- (the near members first, then one pair a group without: each part appended in its order)
 INSERT INTO temp.review_queue (id, canonical, dup_group, kind, score)
-SELECT m.id, g.canonical, m.dup_group, m.dup_kind, m.dup_score
-FROM temp.review_members AS m
-JOIN temp.review_queue_groups AS q ON q.dup_group = m.dup_group
-JOIN temp.review_scores AS g ON g.dup_group = m.dup_group
-WHERE m.is_canonical = 0 AND g.canonical IS NOT NULL
-  AND ((q.part = 0 AND m.dup_kind = 'near') OR (q.part = 1 AND m.id = q.first_id))
-ORDER BY q.part, q.closeness, m.dup_group,
-         abs(coalesce(m.dup_score, 0) - :threshold), m.id;
+SELECT n.id, q.canonical, n.dup_group, n.dup_kind, n.dup_score
+FROM temp.review_queue_groups AS q
+JOIN temp.review_near AS n ON n.dup_group = q.dup_group
+WHERE q.part = 0 AND q.canonical IS NOT NULL
+ORDER BY q.closeness, n.dup_group, abs(coalesce(n.dup_score, 0) - :threshold), n.id;
+INSERT INTO temp.review_queue (id, canonical, dup_group, kind, score)
+SELECT q.first_id, q.canonical, q.dup_group, a.dup_kind, {score}
+FROM temp.review_queue_groups AS q
+JOIN main._webdedup_groups AS a ON a.id = q.first_id
+WHERE q.part = 1 AND q.canonical IS NOT NULL
+ORDER BY q.closeness, q.dup_group;
+DROP TABLE temp.review_near;
 CREATE INDEX temp.review_queue_id ON review_queue(id);

@@ -76,6 +76,11 @@ def temp_rows(app: ReviewApp, table: str) -> int:
     return int(conn.execute(f"SELECT count(*) FROM temp.{table}").fetchone()[0])
 
 
+def temp_tables(app: ReviewApp) -> set[str]:
+    conn = app._reader()
+    return {n for (n,) in conn.execute("SELECT name FROM temp.sqlite_schema WHERE type = 'table'")}
+
+
 def queue_links(page: str) -> dict[int, str]:
     """The queue link of each member of a group's page."""
     out = {}
@@ -129,11 +134,18 @@ def test_a_large_runs_index_is_built_in_parts_and_says_the_same(crawl, monkeypat
         lazy_links = {g: queue_links(body(lazy, f"/group/{g}")) for g in groups}
         assert temp_rows(lazy, "review_queue") == 0
         assert {g: set(v) for g, v in lazy_links.items()} == {g: set(v) for g, v in links.items()}
-        # a score filter reads the members' scores (and puts the queue in order), not hosts
+        # a score filter reads the members' scores, not the queue nor the hosts
         for i, f in enumerate(FILTERS):
             if "min_score" in f or "max_score" in f:
                 assert listed(body(lazy, "/", f)) == want[i], f
         assert temp_rows(lazy, "review_members") > 0 and temp_rows(lazy, "review_places") == 0
+        assert temp_rows(lazy, "review_queue") == 0
+        # a host filter looks its host's pages up: no host of every member read
+        for i, f in enumerate(FILTERS):
+            if "host" in f:
+                assert listed(body(lazy, "/", f)) == want[i], f
+        assert temp_rows(lazy, "review_host_groups") > 0
+        assert temp_rows(lazy, "review_places") == temp_rows(lazy, "review_queue") == 0
         for g, by_member in lazy_links.items():
             for member, link in by_member.items():
                 assert link.startswith("/queue/pair/")
@@ -207,9 +219,11 @@ def test_each_part_is_built_once_a_run_and_again_after_a_new_run(crawl, tmp_path
     monkeypatch.setattr(review_app, "EAGER_GROUPS", 0)
     app = ReviewApp(db)
     try:
+        body(app, "/", {"lang": "en"})
         body(app, "/", {"host": HOSTS[0]})
         app.handle("GET", "/queue", {}, {})
         assert temp_rows(app, "review_places") > 0 and temp_rows(app, "review_queue") > 0
+        assert temp_rows(app, "review_host_groups") > 0
         conn = sqlite3.connect(db)
         story = conn.execute("SELECT content FROM pages WHERE id = 1").fetchone()[0]
         conn.executemany("INSERT INTO pages (url, content, lang) VALUES (?, ?, 'en')",
@@ -219,7 +233,9 @@ def test_each_part_is_built_once_a_run_and_again_after_a_new_run(crawl, tmp_path
         Deduplicator().run_on_db(db)
         before = listed(body(app, "/"))
         assert temp_rows(app, "review_places") == temp_rows(app, "review_queue") == 0
+        assert "review_host_groups" not in temp_tables(app)
         assert listed(body(app, "/", {"host": HOSTS[4], "kind": "exact"}))[0] != "0"
+        assert listed(body(app, "/", {"lang": "en", "kind": "exact"}))[0] != "0"
         assert temp_rows(app, "review_places") > 0
     finally:
         app.close()
@@ -252,11 +268,76 @@ def test_a_crawl_of_many_pages_and_few_groups_is_built_in_parts(crawl, monkeypat
     try:
         assert listed(body(app, "/"))[0] != "0"
         assert temp_rows(app, "review_members") == temp_rows(app, "review_places") == 0
+        assert temp_rows(app, "review_queue") == 0
     finally:
         app.close()
     monkeypatch.setattr(review_app, "EAGER_PAGES", 10**9)
     app = ReviewApp(crawl)
     try:
         assert temp_rows(app, "review_members") > 0 and temp_rows(app, "review_places") > 0
+        assert temp_rows(app, "review_queue") > 0
     finally:
         app.close()
+
+
+def reference_queue(db: Path, threshold: float) -> list[tuple]:
+    """The queue by its definition (docs/review.md), from every member's row of the groups
+    state: the near members, the group whose scores lie closest to the threshold first, the
+    closest member first within it; then each group without a near member, largest first, by
+    its first member; each pair with its group's canonical."""
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute("SELECT id, dup_group, coalesce(is_canonical, 0), dup_kind, "
+                            "dup_score FROM _webdedup_groups WHERE dup_group IS NOT NULL")
+        members: dict[int, list[tuple]] = {}
+        for row in rows:
+            members.setdefault(row[1], []).append(row)
+    finally:
+        conn.close()
+
+    def off(score: float | None) -> float:
+        return abs((score or 0.0) - threshold)
+
+    near, other = [], []
+    for group, rows in members.items():
+        dups = [r for r in rows if not r[2]]
+        if not any(r[3] in ("url", "exact", "near") for r in dups):
+            continue  # a page alone, or only thin pages: no group
+        canonical = max((r[0] for r in rows if r[2]), default=None)
+        close = [r for r in dups if r[3] == "near"]
+        if close:
+            items = sorted(close, key=lambda r: (off(r[4]), r[0]))
+            near.append(((min(off(r[4]) for r in close), group), canonical, items))
+        else:
+            size = 1 + sum(r[3] in ("url", "exact", "near") for r in dups)
+            other.append(((-size, group), canonical, [min(dups)]))
+    return [(r[0], canonical, r[1], r[3], r[4])
+            for _, canonical, items in sorted(near) + sorted(other) if canonical is not None
+            for r in items]
+
+
+def test_the_queue_is_the_pairs_its_definition_names_in_its_order(crawl, tmp_path, monkeypatch):
+    """The queue is built from the near members and each group's canonical and first member
+    (not every member's row): the same pairs in the same order as its definition over every
+    member, at two thresholds (the order moves with it), in parts and at once."""
+    from webdedup.review.queue import build_queue
+
+    for eager in (True, False):
+        monkeypatch.setattr(review_app, "EAGER_GROUPS", 10**6 if eager else 0)
+        app = ReviewApp(crawl)
+        try:
+            assert app.handle("GET", "/queue", {}, {}).status == 303
+            conn = app._reader()
+            for threshold in (app._threshold, 0.97):
+                if threshold != app._threshold:
+                    build_queue(conn, threshold)
+                got = conn.execute("SELECT id, canonical, dup_group, kind, score "
+                                   "FROM temp.review_queue ORDER BY pos").fetchall()
+                want = reference_queue(crawl, threshold)
+                assert len(want) > 20 and {k for *_, k, _ in want} >= {"near", "exact", "url"}
+                assert got == want, threshold
+                (pairs,) = conn.execute("SELECT sum(pairs) FROM temp.review_queue_groups "
+                                        "WHERE canonical IS NOT NULL").fetchone()
+                assert pairs == len(want)
+        finally:
+            app.close()

@@ -3,10 +3,12 @@
 :class:`ReviewApp` keeps one read connection to the annotated database and, once a run, an
 index of its duplicate groups in TEMP tables, built in parts as requests need them: the groups
 and their sizes first (``sql/review/groups_build.sql``: the list of groups needs no more), the
-members' scores and the queue when the queue or a score filter is first asked for
-(``members_build.sql``), their hosts and languages for the host and language filters and a
-search (``places_build.sql``); a small run's (:data:`EAGER_GROUPS`, :data:`EAGER_PAGES`) all
-at once. A request reads one page of groups (``LIMIT``/``OFFSET`` over that index) and those
+queue when a queue page is first asked for (``queue_build.sql``: the near members, each
+group's canonical and first member), every member's score for the score filters
+(``members_build.sql``), their hosts and languages for the language filter, the host list
+and a search (``places_build.sql``; a host filter looks its host's pages up,
+``host_groups.sql``); a small run's (:data:`EAGER_GROUPS`, :data:`EAGER_PAGES`) all at
+once. A request reads one page of groups (``LIMIT``/``OFFSET`` over that index) and those
 groups' pages, never the whole table. Each page is read in one read transaction, so it shows
 one run's groups even while a ``webdedup db`` run in another process commits. A verdict is
 written through a short write connection of its own (``store.verdicts``), refused when it names
@@ -88,9 +90,9 @@ BACK = re.compile(r"/(group/[0-9]{1,19}|queue(/[0-9]{1,19})?)?(\?[A-Za-z0-9_.~%&
 #: index took 39 s, docs/benchmarks.md).
 EAGER_GROUPS = 20_000
 EAGER_PAGES = 200_000
-#: The parts of the index (after the groups): the members' scores with the queue, and their
-#: hosts and languages.
-MEMBERS, PLACES = "members", "places"
+#: The parts of the index (after the groups): the queue, the members' scores, and their hosts
+#: and languages.
+QUEUE, SCORES, PLACES = "queue", "scores", "places"
 #: Distinct texts of a host read to find its template lines (the lines to dim), at most.
 HOST_SAMPLE = 400
 T = TypeVar("T")
@@ -297,9 +299,10 @@ class ReviewApp:
         self._threshold = 0.9
         self._host_lines: dict[str, frozenset[str]] = {}  # the dimmed lines of a host, a run
         self._searchable = False  # temp.review_search built for the index's run
+        self._host_groups_for: str | None = None  # the host of temp.review_host_groups
         self._parts: set[str] = set()  # the parts of the index built for its run
         self._groups = 0  # how many groups the index holds
-        self._score = "a.dup_score"  # what members_build.sql reads as a member's score
+        self._score = "a.dup_score"  # what members_ and queue_build.sql read as a score
         self._run_counts: dict[str, int] | None = None  # the run's counts, for the header
         #: the hosts with the most members (the host filter's choices), once they are read
         self._hosts: list[str] | None = None
@@ -411,28 +414,32 @@ class ReviewApp:
         self._threshold = float(run.get("params", {}).get("threshold") or 0.9)
         self._host_lines = {}
         self._searchable = False
+        self._host_groups_for = None
         self._run_counts, self._hosts = None, None  # the index page's, once a run
         (self._groups,) = conn.execute("SELECT count(*) FROM temp.review_groups").fetchone()
         if self._groups <= EAGER_GROUPS and int(run.get("pages") or 0) <= EAGER_PAGES:
-            self._need(conn, MEMBERS, PLACES)
+            self._need(conn, QUEUE, SCORES, PLACES)
 
     def _need(self, conn: sqlite3.Connection, *parts: str) -> None:
         """Build the ``parts`` of the index not built yet for its run, inside the request's
-        read transaction: :data:`MEMBERS` (the members' scores, each group's canonical and
-        lowest score, the queue) and :data:`PLACES` (the members' hosts and languages). That
+        read transaction: :data:`QUEUE` (the queue: the near members, each group's canonical
+        and first member), :data:`SCORES` (every member's score, each group's canonical and
+        lowest score) and :data:`PLACES` (the members' hosts and languages). That
         transaction sees the same last run as the one the groups were read in, but not
         always the same state: rows a batched run, a prune or a restore wrote since, before
         any new run row, are read as they are (the pages a page shows always were)."""
-        if MEMBERS in parts and MEMBERS not in self._parts:
+        if QUEUE in parts and QUEUE not in self._parts:
+            build_queue(conn, self._threshold, score=self._score)
+            self._parts.add(QUEUE)
+        if SCORES in parts and SCORES not in self._parts:
             run_script(conn, "review/members_build", score=self._score)
-            build_queue(conn, self._threshold)
-            self._parts.add(MEMBERS)
+            self._parts.add(SCORES)
         if PLACES in parts and PLACES not in self._parts:
             run_script(conn, "review/places_build")
             self._parts.add(PLACES)
 
     def _queue_built(self) -> bool:
-        return MEMBERS in self._parts
+        return QUEUE in self._parts
 
     def _search_table(self, conn: sqlite3.Connection, source: Source) -> str:
         """``temp.review_search`` (the members' URLs and titles), built by the first search
@@ -449,6 +456,16 @@ class ReviewApp:
             )
             self._searchable = True
         return "temp.review_search"
+
+    def _host_groups(self, conn: sqlite3.Connection, host: str) -> str:
+        """The groups with a member on ``host`` (``sql/review/host_groups.sql``: its pages
+        looked up, not every member's host), as what ``groups.sql`` goes through; made again
+        only when the host changes."""
+        if self._host_groups_for != host:
+            self._host_groups_for = None
+            run_script(conn, "review/host_groups", {"host": host})
+            self._host_groups_for = host
+        return HOST_GROUPS
 
     # -- requests ------------------------------------------------------------------------
 
@@ -573,8 +590,8 @@ class ReviewApp:
     def _index(self, filters: Filters) -> str:
         def read(conn: sqlite3.Connection, source: Source) -> tuple[Any, ...]:
             if filters.min_score is not None or filters.max_score is not None:
-                self._need(conn, MEMBERS)
-            if filters.host is not None or filters.lang is not None or filters.q:
+                self._need(conn, SCORES)
+            if filters.lang is not None or filters.q:
                 self._need(conn, PLACES)  # (a search's table is made from it)
             if self._run_counts is None:  # (once a run: a pass over the state)
                 self._run_counts = counts(conn, source)
@@ -585,7 +602,9 @@ class ReviewApp:
             params = run.get("params", {})
             if filters.filtered():
                 search = self._search_table(conn, source) if filters.q else NO_SEARCH
-                query = sql_review("groups", search=search)
+                groups = ALL_GROUPS if filters.host is None else self._host_groups(
+                    conn, filters.host)
+                query = sql_review("groups", search=search, groups=groups)
                 rows = conn.execute(query, filters.params()).fetchall()
             else:  # (the whole list: a page of the index on size, the count kept)
                 rows = conn.execute(sql_review("groups_all"), {
@@ -702,7 +721,7 @@ class ReviewApp:
         after = _number(query, "after", int, 0, MAX_ID) or 0
 
         def read(conn: sqlite3.Connection, _source: Source) -> tuple[int | None, Progress]:
-            self._need(conn, MEMBERS)
+            self._need(conn, QUEUE)
             return next_pos(conn, after), progress(conn)
 
         pos, done = self._snapshot(read)
@@ -729,7 +748,7 @@ class ReviewApp:
         return Response(303, b"", headers={"Location": f"/queue/{pos}"})
 
     def _pos_of(self, conn: sqlite3.Connection, a: int, b: int | None) -> int | None:
-        self._need(conn, MEMBERS)
+        self._need(conn, QUEUE)
         return pos_of(conn, a, b)
 
     def _queue_page(self, ref: str) -> Response:
@@ -737,7 +756,7 @@ class ReviewApp:
             raise NotFound(f"no place {ref[:40]!r} in the queue")
 
         def read(conn: sqlite3.Connection, source: Source) -> str:
-            self._need(conn, MEMBERS)
+            self._need(conn, QUEUE)
             item = item_at(conn, int(ref))
             if item is None:
                 raise NotFound(f"no place {ref} in the queue (it has changed: start at /queue)")
@@ -1146,6 +1165,11 @@ def sql_review(name: str, **identifiers: str) -> str:
     return sql("review/" + name, **identifiers)
 
 
+#: What ``sql/review/groups.sql`` goes through: every group, or with a host filter the groups
+#: of ``temp.review_host_groups`` (``sql/review/host_groups.sql``), in that order.
+ALL_GROUPS = "temp.review_groups"
+HOST_GROUPS = ("(SELECT g.dup_group, g.size FROM temp.review_host_groups AS h "
+               "CROSS JOIN temp.review_groups AS g ON g.dup_group = h.dup_group)")
 #: What ``sql/review/groups.sql`` searches when no search is asked (no rows).
 NO_SEARCH = "(SELECT NULL AS dup_group, NULL AS url, NULL AS title WHERE 0)"
 

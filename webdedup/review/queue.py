@@ -55,9 +55,11 @@ class Progress:
         )
 
 
-def build_queue(conn: sqlite3.Connection, threshold: float) -> None:
-    """The queue of the groups in ``temp.review_members`` (after ``members_build.sql``)."""
-    run_script(conn, "review/queue_build", {"threshold": float(threshold)})
+def build_queue(conn: sqlite3.Connection, threshold: float, score: str = "a.dup_score") -> None:
+    """The queue of the groups in ``temp.review_groups`` (after ``groups_build.sql``), from
+    webdedup's state (``score``: what a member's score is read as, ``a`` its
+    ``_webdedup_groups`` row)."""
+    run_script(conn, "review/queue_build", {"threshold": float(threshold)}, score=score)
 
 
 def _verdicts(conn: sqlite3.Connection) -> str:
