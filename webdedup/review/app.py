@@ -36,6 +36,7 @@ from ..incremental.plan import MISSED
 from ..output.html_review import CSS, MAX_MEMBERS, _e, _link, _words, inline_diff, measures
 from ..output.pictures import pictures_html
 from ..output.source import KINDS, Source, counts, last_run, read_layout
+from ..pipeline.char_cache import load_char_table
 from ..pipeline.own_content import template_lines
 from ..pipeline.phase5_write_back import INTERRUPTED
 from ..store import (
@@ -791,6 +792,7 @@ class ReviewApp:
         if not host or not params.get("own_content", True):
             return frozenset()
         if host not in self._host_lines:
+            load_char_table()  # (the normalizer's table as a run stores it: not built again)
             texts = conn.execute(
                 sql_review("host_texts", host_pages=host_pages(conn)),
                 {"host": host, "limit": HOST_SAMPLE},
