@@ -38,9 +38,9 @@ process:
    pages cost about 25 % more CPU while the kernel wrote them back (docs/benchmarks.md);
 3. the readers on the result, time and peak memory of each: ``webdedup stats``, ``webdedup
    export --json``, ``webdedup export --parquet``, and the review app's first page, first
-   queue item and a host filter (``ReviewApp.handle``, as the server calls it), after the
-   app's start (which builds the first part of its index of the run, the groups: timed as
-   ``start``), the first page a second time too.
+   queue item, a host filter and a score filter (``ReviewApp.handle``, as the server calls
+   it), after the app's start (which builds the first part of its index of the run, the
+   groups: timed as ``start``), the first page a second time too.
 
 ``--readers DB`` runs step 3 alone on a database a run annotated (a kept one); ``--review DB``
 only its review app's requests (with the code of a worktree first on ``PYTHONPATH``, run from
@@ -124,10 +124,11 @@ print(json.dumps({"wall": wall, "peak_mib": peak / 1024, "exit": out.exit_code})
 """
 
 
-#: The review app's child: its first page, its first queue item and a host filter (the host
-#: of the queue's first member), each request timed. The app builds its index of the run in
-#: parts: the groups by the first request, the members' scores and the queue by the first
-#: queue item, their hosts by the host filter (a small run's all at once).
+#: The review app's child: its first page, its first queue item, a host filter (the host of
+#: the queue's first member) and a score filter, each request timed. The app builds its index
+#: of the run in parts: the groups by the first request, the queue by the first queue item,
+#: every member's score by the score filter (a small run's all at once); a host filter looks
+#: its host's pages up.
 REVIEW = r"""
 import json, re, sqlite3, sys, time
 from webdedup.review.app import ReviewApp
@@ -136,9 +137,9 @@ app = ReviewApp(sys.argv[1])
 timed = {"start": {"wall": time.perf_counter() - t0, "status": 0, "bytes": 0}}
 host = {}
 for name, path in (("first page", "/"), ("again", "/"), ("queue", "/queue"),
-                   ("host filter", "/")):
+                   ("host filter", "/"), ("score filter", "/")):
     t0 = time.perf_counter()
-    r = app.handle("GET", path, host, {})
+    r = app.handle("GET", path, {"max_score": ["0.95"]} if name == "score filter" else host, {})
     if r.status == 303:  # the queue's first item
         r = app.handle("GET", r.headers["Location"], {}, {})
     timed[name] = {"wall": time.perf_counter() - t0, "status": r.status, "bytes": len(r.body)}

@@ -252,7 +252,8 @@ def test_the_scale_benchs_review_child_times_each_part(crawl, capsys):
     from benchmarks.speed.bench_scale import REVIEW, child
 
     timed = child(REVIEW, str(crawl))["requests"]
-    assert list(timed) == ["start", "first page", "again", "queue", "host filter"]
+    assert list(timed) == ["start", "first page", "again", "queue", "host filter",
+                           "score filter"]
     assert all(t["status"] == 200 and t["bytes"] > 1000 for n, t in timed.items() if n != "start")
     from benchmarks.speed import bench_scale
 
