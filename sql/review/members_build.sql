@@ -4,7 +4,8 @@
 -- (main._webdedup_groups, a few numbers a page), and each group's canonical and lowest
 -- member score. Nothing is read from {pages}, whose rows hold the texts (at three million
 -- pages reading every member's row took 23 s), nor from the prepared rows (their URLs and
--- keys: review/places_build.sql reads them for the host and language filters and a search).
+-- keys: review/places_build.sql reads them for the language filter, the host list and a
+-- search).
 -- {score} is a.dup_score, or for a state older than schema 13 the page's own cell.
 -- (temp.review_members, made by groups_build.sql, is keyed by group: the scores' GROUP BY
 -- goes down it in order; filled in that order, appended, no second index)

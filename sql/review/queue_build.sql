@@ -10,7 +10,7 @@
 -- main._webdedup_groups ({score}: a.dup_score, or for a state older than schema 13 the
 -- page's own cell), sorted by group, a group's canonical and first member by
 -- look-ups in main._webdedup_group_members (at ten million pages every member's row read and
--- sorted, 5.5 million, took most of the 23 s the first queue item waited).
+-- sorted, 5.4 million, took most of the 23 s the first queue item waited).
 -- review_queue_groups: each group's place (`part`, `closeness`), its canonical, and how many
 -- pairs it has in the queue (a group is decided when all of them are).
 DROP TABLE IF EXISTS temp.review_near;
@@ -18,8 +18,9 @@ CREATE TEMP TABLE review_near (
     dup_group INTEGER NOT NULL, id INTEGER NOT NULL, dup_kind TEXT, dup_score REAL,
     PRIMARY KEY (dup_group, id)
 ) WITHOUT ROWID;
--- (a pass over the groups state in id order, sorted by group: at ten million pages 1.5 s
--- against 2.9 s for each near row of _webdedup_group_kinds looked up in it)
+-- (a pass over the groups state in id order, sorted by group: at ten million pages this
+-- statement took 2.5 s against 4.4-5.0 s for each near row of _webdedup_group_kinds looked
+-- up in it)
 INSERT INTO temp.review_near (dup_group, id, dup_kind, dup_score)
 SELECT a.dup_group, a.id, a.dup_kind, {score}
 FROM main._webdedup_groups AS a
@@ -30,7 +31,9 @@ CREATE TEMP TABLE review_queue_groups (
     dup_group INTEGER PRIMARY KEY, part INTEGER NOT NULL, closeness REAL NOT NULL,
     first_id INTEGER NOT NULL, pairs INTEGER NOT NULL, canonical INTEGER
 );
--- the groups with near members (first_id: their first near member), then the others,
+-- the groups of the index (a state written since they were read may hold more near
+-- members: a batched run, a prune) with near members (first_id: their first near member),
+-- then the others,
 -- largest first, by their first member (a group of the index has one, unless the state
 -- changed since the groups were read); each with its canonical
 INSERT INTO temp.review_queue_groups (dup_group, part, closeness, first_id, pairs, canonical)
@@ -38,6 +41,7 @@ SELECT n.dup_group, 0, min(abs(coalesce(n.dup_score, 0) - :threshold)), min(n.id
        (SELECT max(m.id) FROM main._webdedup_group_members AS m
         WHERE m.dup_group = n.dup_group AND m.is_canonical = 1)
 FROM temp.review_near AS n
+WHERE n.dup_group IN (SELECT g.dup_group FROM temp.review_groups AS g)
 GROUP BY n.dup_group;
 INSERT INTO temp.review_queue_groups (dup_group, part, closeness, first_id, pairs, canonical)
 SELECT dup_group, 1, -size, first_id, 1,
