@@ -1,5 +1,5 @@
 -- The reviewer's queue (after review/groups_build.sql; built by the first request that needs
--- it: a queue page, a group page's pair links): one row a pair to judge, in the order a
+-- it: a queue page, a pair's link followed, an undo): one row a pair to judge, in the order a
 -- reviewer meets them. First the near-duplicate members, by group, the group whose scores
 -- lie closest to the run's :threshold first (a member and canonical the run found barely
 -- similar enough, or only just not too similar, are the likeliest mistakes), within a group
@@ -33,9 +33,8 @@ CREATE TEMP TABLE review_queue_groups (
 );
 -- the groups of the index (a state written since they were read may hold more near
 -- members: a batched run, a prune) with near members (first_id: their first near member),
--- then the others,
--- largest first, by their first member (a group of the index has one, unless the state
--- changed since the groups were read); each with its canonical
+-- then the others, largest first, by their first member (a group of the index has one,
+-- unless the state changed since the groups were read), each with its canonical
 INSERT INTO temp.review_queue_groups (dup_group, part, closeness, first_id, pairs, canonical)
 SELECT n.dup_group, 0, min(abs(coalesce(n.dup_score, 0) - :threshold)), min(n.id), count(*),
        (SELECT max(m.id) FROM main._webdedup_group_members AS m

@@ -3,10 +3,10 @@
 :class:`ReviewApp` keeps one read connection to the annotated database and, once a run, an
 index of its duplicate groups in TEMP tables, built in parts as requests need them: the groups
 and their sizes first (``sql/review/groups_build.sql``: the list of groups needs no more), the
-queue when a queue page is first asked for (``queue_build.sql``: the near members, each
-group's canonical and first member), every member's score for the score filters
-(``members_build.sql``), their hosts and languages for the language filter, the host list
-and a search (``places_build.sql``; a host filter looks its host's pages up,
+queue when it is first asked for (a queue page, a pair's link, an undo: ``queue_build.sql``,
+the near members, each group's canonical and first member), every member's score for the
+score filters (``members_build.sql``), their hosts and languages for the language filter,
+the host list and a search (``places_build.sql``; a host filter looks its host's pages up,
 ``host_groups.sql``); a small run's (:data:`EAGER_GROUPS`, :data:`EAGER_PAGES`) all at
 once. A request reads one page of groups (``LIMIT``/``OFFSET`` over that index) and those
 groups' pages, never the whole table. Each page is read in one read transaction, so it shows
