@@ -317,12 +317,21 @@ def reference_queue(db: Path, threshold: float) -> list[tuple]:
             for r in items]
 
 
+def queue_at(app: ReviewApp, threshold: float) -> list[tuple]:
+    """The app's queue, built again at ``threshold`` when it is not the run's."""
+    from webdedup.review.queue import build_queue
+
+    conn = app._reader()
+    if threshold != app._threshold:
+        build_queue(conn, threshold)
+    return conn.execute("SELECT id, canonical, dup_group, kind, score "
+                        "FROM temp.review_queue ORDER BY pos").fetchall()
+
+
 def test_the_queue_is_the_pairs_its_definition_names_in_its_order(crawl, tmp_path, monkeypatch):
     """The queue is built from the near members and each group's canonical and first member
     (not every member's row): the same pairs in the same order as its definition over every
     member, at two thresholds (the order moves with it), in parts and at once."""
-    from webdedup.review.queue import build_queue
-
     for eager in (True, False):
         monkeypatch.setattr(review_app, "EAGER_GROUPS", 10**6 if eager else 0)
         app = ReviewApp(crawl)
@@ -330,10 +339,7 @@ def test_the_queue_is_the_pairs_its_definition_names_in_its_order(crawl, tmp_pat
             assert app.handle("GET", "/queue", {}, {}).status == 303
             conn = app._reader()
             for threshold in (app._threshold, 0.97):
-                if threshold != app._threshold:
-                    build_queue(conn, threshold)
-                got = conn.execute("SELECT id, canonical, dup_group, kind, score "
-                                   "FROM temp.review_queue ORDER BY pos").fetchall()
+                got = queue_at(app, threshold)
                 want = reference_queue(crawl, threshold)
                 assert len(want) > 20 and {k for *_, k, _ in want} >= {"near", "exact", "url"}
                 assert got == want, threshold
@@ -388,13 +394,7 @@ def test_the_queue_holds_edge_cases_as_its_definition(crawl, tmp_path, monkeypat
         assert app.handle("GET", "/queue", {}, {}).status == 303
         conn = app._reader()
         for threshold in (app._threshold, 0.93):
-            if threshold != app._threshold:
-                from webdedup.review.queue import build_queue
-
-                build_queue(conn, threshold)
-            got = conn.execute("SELECT id, canonical, dup_group, kind, score "
-                               "FROM temp.review_queue ORDER BY pos").fetchall()
-            assert got == reference_queue(db, threshold), threshold
+            assert queue_at(app, threshold) == reference_queue(db, threshold), threshold
             held = {g for (g,) in conn.execute("SELECT dup_group FROM temp.review_queue")}
             assert near[2] not in held and other[0] not in held
             assert {near[0], near[3], other[1]} <= held
