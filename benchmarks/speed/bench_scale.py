@@ -43,8 +43,9 @@ process:
    groups: timed as ``start``), the first page a second time too.
 
 ``--readers DB`` runs step 3 alone on a database a run annotated (a kept one); ``--review DB``
-only its review app's requests (with the code of a worktree first on ``PYTHONPATH``, run from
-it, its ``webdedup/sql`` a link to its ``sql/``: a before/after comparison).
+only its review app's requests; ``--review DB --tree WORKTREE`` the same requests with that
+worktree's package (first on ``PYTHONPATH``, run from it, its ``webdedup/sql`` a link to its
+``sql/``): a before/after comparison.
 
 Prints a table a line a step and, with ``--json FILE``, writes the figures there.
 """
@@ -293,9 +294,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the readers, on this annotated database")
     parser.add_argument("--review", type=Path, metavar="DB",
                         help="only the review app's requests, on this annotated database")
+    parser.add_argument("--tree", type=Path, metavar="CHECKOUT",
+                        help="with --review: that checkout's package (a worktree of another "
+                             "commit, its webdedup/sql a link to its sql/) under this "
+                             "checkout's requests: a before/after comparison")
     args = parser.parse_args(argv)
     if args.review is not None:
-        out = {"review": review(args.review)}
+        out = {"review": review(args.review, args.tree)}
         if args.json:
             args.json.write_text(json.dumps(out, indent=2))
         return 0
@@ -408,9 +413,11 @@ def readers(db: Path, work: Path) -> dict:
     return out
 
 
-def review(db: Path) -> dict:
-    """The review app's child on ``db``, its requests printed."""
-    r = child(REVIEW, str(db))
+def review(db: Path, tree: Path | None = None) -> dict:
+    """The review app's child on ``db``, its requests printed; with ``tree``, the package of
+    that checkout (first on ``PYTHONPATH``, run from it) under this checkout's child."""
+    env = None if tree is None else dict(os.environ, PYTHONPATH=str(tree.resolve()))
+    r = child(REVIEW, str(db.resolve()), cwd=tree, env=env)
     print("review app: " + ", ".join(
         f"{name} {q['wall']:.2f} s (HTTP {q['status']}, {q['bytes']:,} bytes)"
         for name, q in r["requests"].items()) + f"; peak {r['peak_mib']:.0f} MiB", flush=True)

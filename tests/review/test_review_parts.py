@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import PAGE_COLUMNS, make_page, real_texts, write_pages
+from conftest import PAGE_COLUMNS, ROOT, make_page, real_texts, write_pages
 
 import webdedup.review.app as review_app
 from webdedup import Deduplicator
@@ -259,6 +259,13 @@ def test_the_scale_benchs_review_child_times_each_part(crawl, capsys):
 
     assert bench_scale.main(["--review", str(crawl)]) == 0
     assert "review app: start " in capsys.readouterr().out
+    # (another checkout's package under these requests: this one's, here)
+    assert bench_scale.main(["--review", str(crawl), "--tree", str(ROOT)]) == 0
+    assert "review app: start " in capsys.readouterr().out
+    from benchmarks.studies import queue_statements
+
+    assert queue_statements.main([str(crawl)]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("in all")
 
 
 def test_a_crawl_of_many_pages_and_few_groups_is_built_in_parts(crawl, monkeypatch):
