@@ -66,13 +66,28 @@ from pathlib import Path
 #: A child's code: a run, with the peak RSS of each phase (VmHWM read and reset at each phase
 #: start through /proc/self/clear_refs), its CPU time and its workers', its bytes written (also
 #: from each phase mark to the next: /proc/self/io, which adds a worker's once it is reaped).
+#: What the resident pages are, each phase: the largest RssAnon (the process's own memory)
+#: and RssFile (pages of mapped files: libraries, maps, the page cache's own pages) that a
+#: thread reading /proc/self/status every 0.1 s saw (a sample: a peak between two reads, or
+#: while a kernel holds the GIL, is missed; VmHWM is the exact peak of their sum).
 RUN = r"""
-import json, resource, sys, time
+import json, resource, sys, threading, time
 from webdedup import Config, Deduplicator
 
 def status(key):
     with open("/proc/self/status") as f:
         return next(int(l.split()[1]) for l in f if l.startswith(key + ":"))
+
+kinds = {}  # phase -> [largest RssAnon, largest RssFile] sampled (KiB)
+stop = threading.Event()
+
+def sample():
+    while not stop.wait(0.1):
+        with open("/proc/self/status") as f:
+            got = dict(l.split(":", 1) for l in f if l.startswith(("RssAnon", "RssFile")))
+        seen = kinds.setdefault(current[0], [0, 0])
+        seen[0] = max(seen[0], int(got["RssAnon"].split()[0]))
+        seen[1] = max(seen[1], int(got["RssFile"].split()[0]))
 
 def written():
     with open("/proc/self/io") as f:
@@ -93,10 +108,12 @@ def on_phase(name):
         f.write("5")  # reset VmHWM to the current RSS
     current[0] = name
 
+threading.Thread(target=sample, daemon=True).start()
 t0, c0 = time.perf_counter(), time.process_time()
 r = Deduplicator(config=Config(), on_phase=on_phase).run_on_db(sys.argv[1])
 wall = time.perf_counter() - t0
 on_phase("end")
+stop.set()
 io = dict(line.split(": ") for line in open("/proc/self/io").read().splitlines())
 children = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({
@@ -108,6 +125,8 @@ print(json.dumps({
     "cancelled_write_bytes": int(io["cancelled_write_bytes"]),
     "phase_peaks_mib": {k: round(v / 1024) for k, v in peaks.items() if k != "start"},
     "phase_written_bytes": {k: v for k, v in wrote.items() if v},
+    "phase_anon_file_mib": {k: [round(a / 1024), round(f / 1024)] for k, (a, f) in kinds.items()
+                            if k not in ("start", "end")},
 }))
 """
 
@@ -363,6 +382,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{k.partition('.')[2]} {v:.2f}" for k, v in tm.items() if k.startswith("write_lock.")))
     print("  peak MiB by phase: " + ", ".join(f"{k} {v}" for k, v in
                                               first["phase_peaks_mib"].items()))
+    print("  largest own / mapped-file MiB sampled by phase (RssAnon / RssFile): " + ", ".join(
+        f"{k} {a}/{f}" for k, (a, f) in first.get("phase_anon_file_mib", {}).items()))
     print("  written MiB (as Linux counts them) from each phase mark on: " + ", ".join(
         f"{k} {v / 2**20:,.0f}" for k, v in first["phase_written_bytes"].items()))
 
