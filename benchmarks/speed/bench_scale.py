@@ -38,9 +38,10 @@ process:
    pages cost about 25 % more CPU while the kernel wrote them back (docs/benchmarks.md);
 3. the readers on the result, time and peak memory of each: ``webdedup stats``, ``webdedup
    export --json``, ``webdedup export --parquet``, and the review app's first page, first
-   queue item, a host filter and a score filter (``ReviewApp.handle``, as the server calls
-   it), after the app's start (which builds the first part of its index of the run, the
-   groups: timed as ``start``), the first page a second time too.
+   queue item, a host filter, a score filter, a language filter and a search
+   (``ReviewApp.handle``, as the server calls it), after the app's start (which builds the
+   first part of its index of the run, the groups: timed as ``start``), the first page a
+   second time too.
 
 ``--readers DB`` runs step 3 alone on a database a run annotated (a kept one); ``--review DB``
 only its review app's requests; ``--review DB --tree WORKTREE`` the same requests with that
@@ -145,31 +146,34 @@ print(json.dumps({"wall": wall, "peak_mib": peak / 1024, "exit": out.exit_code})
 
 
 #: The review app's child: its first page, its first queue item, a host filter (the host of
-#: the queue's first member) and a score filter, each request timed. The app builds its index
-#: of the run in parts: the groups by the first request, the queue by the first queue item,
-#: every member's score by the score filter (a small run's all at once); a host filter looks
-#: its host's pages up.
+#: the queue's first member), a score filter, a language filter (that member's language, else
+#: "en") and a search (its host's name), each request timed. The app builds its index of the
+#: run in parts: the groups by the first request, the queue by the first queue item, what
+#: the score filter and the language filter read by each (a small run's all at once); a host
+#: filter looks its host's pages up; a search reads its members' URLs and titles.
 REVIEW = r"""
 import json, re, sqlite3, sys, time
 from webdedup.review.app import ReviewApp
 t0 = time.perf_counter()
 app = ReviewApp(sys.argv[1])
 timed = {"start": {"wall": time.perf_counter() - t0, "status": 0, "bytes": 0}}
-host = {}
+asked = {"score filter": {"max_score": ["0.95"]}}
 for name, path in (("first page", "/"), ("again", "/"), ("queue", "/queue"),
-                   ("host filter", "/"), ("score filter", "/")):
+                   ("host filter", "/"), ("score filter", "/"), ("language filter", "/"),
+                   ("search", "/")):
     t0 = time.perf_counter()
-    r = app.handle("GET", path, {"max_score": ["0.95"]} if name == "score filter" else host, {})
+    r = app.handle("GET", path, asked.get(name, {}), {})
     if r.status == 303:  # the queue's first item
         r = app.handle("GET", r.headers["Location"], {}, {})
     timed[name] = {"wall": time.perf_counter() - t0, "status": r.status, "bytes": len(r.body)}
     if name == "queue":  # (its member's host as the run keeps it)
         member = int(re.search(r'data-member="([0-9]+)"', r.body.decode()).group(1))
         with sqlite3.connect(sys.argv[1]) as conn:
-            (h,) = conn.execute("SELECT host FROM _webdedup_prepared WHERE id = ?",
-                                (member,)).fetchone()
+            h, lang = conn.execute("SELECT host, lang FROM _webdedup_prepared WHERE id = ?",
+                                   (member,)).fetchone()
         conn.close()
-        host = {"host": [h]}
+        asked.update({"host filter": {"host": [h]}, "language filter": {"lang": [lang or "en"]},
+                      "search": {"q": [h]}})
 app.close()
 with open("/proc/self/status") as f:
     peak = next(int(l.split()[1]) for l in f if l.startswith("VmHWM:"))

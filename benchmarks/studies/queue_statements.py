@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Where the review queue's build spends its time: each statement of
 ``sql/review/queue_build.sql`` timed on the review app's own connection (its TEMP settings),
-after the app read the run's groups.
+after the app read the run's groups; with ``--part``, another part of the review app's index
+(``scores``: ``members_build.sql``, what a score filter needs; ``places``:
+``places_build.sql``, what a language filter and the host list need; ``search``:
+``places_build.sql`` then ``search_build.sql``, what the first search needs).
 
-    python -m benchmarks.studies.queue_statements ANNOTATED.sqlite
+    python -m benchmarks.studies.queue_statements ANNOTATED.sqlite [--part queue]
 
 With the package of another checkout first on ``PYTHONPATH`` (run from it), that checkout's
 statements. Prints each statement that took 10 ms or more, then the total.
@@ -16,12 +19,30 @@ import time
 from pathlib import Path
 
 from webdedup.review import ReviewApp
-from webdedup.store import split_statements, sql
+from webdedup.store import quote, split_statements, sql
+
+
+def scripts(app: ReviewApp, part: str) -> list[str]:
+    """The SQL of ``part``, filled as the app fills it."""
+    if part == "queue":
+        return [sql("review/queue_build", score=app._score)]
+    if part == "scores":
+        return [sql("review/members_build", score=app._score)]
+    places = sql("review/places_build")
+    if part == "places":
+        return [places]
+    source = app._source
+    assert source is not None
+    return [places, sql("review/search_build", pages=quote(source.table),
+                        rowid=quote(source.layout.rowid), url=quote(source.url),
+                        title=source.column("p", source.title))]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("db", type=Path, help="a database webdedup db annotated")
+    parser.add_argument("--part", choices=("queue", "scores", "places", "search"),
+                        default="queue", help="which part of the index (default: the queue)")
     args = parser.parse_args(argv)
     app = ReviewApp(args.db)
     try:
@@ -29,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         conn = app._reader()
         conn.execute("BEGIN")
         total = time.perf_counter()
-        for statement in split_statements(sql("review/queue_build", score=app._score)):
+        statements = [s for text in scripts(app, args.part) for s in split_statements(text)]
+        for statement in statements:
             start = time.perf_counter()
             conn.execute(statement, {"threshold": app._threshold})
             took = time.perf_counter() - start

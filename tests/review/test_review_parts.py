@@ -248,12 +248,12 @@ def test_each_part_is_built_once_a_run_and_again_after_a_new_run(crawl, tmp_path
 
 def test_the_scale_benchs_review_child_times_each_part(crawl, capsys):
     """``bench_scale``'s review child (docs/benchmarks.md quotes it) asks for the first page, the
-    queue and a host filter, each answered."""
+    queue and each filter, each answered; the statements' probe times each part."""
     from benchmarks.speed.bench_scale import REVIEW, child
 
     timed = child(REVIEW, str(crawl))["requests"]
     assert list(timed) == ["start", "first page", "again", "queue", "host filter",
-                           "score filter"]
+                           "score filter", "language filter", "search"]
     assert all(t["status"] == 200 and t["bytes"] > 1000 for n, t in timed.items() if n != "start")
     from benchmarks.speed import bench_scale
 
@@ -264,8 +264,9 @@ def test_the_scale_benchs_review_child_times_each_part(crawl, capsys):
     assert "review app: start " in capsys.readouterr().out
     from benchmarks.studies import queue_statements
 
-    assert queue_statements.main([str(crawl)]) == 0
-    assert capsys.readouterr().out.rstrip().endswith("in all")
+    for part in ("queue", "scores", "places", "search"):
+        assert queue_statements.main([str(crawl), "--part", part]) == 0
+        assert capsys.readouterr().out.rstrip().endswith("in all")
 
 
 def test_a_crawl_of_many_pages_and_few_groups_is_built_in_parts(crawl, monkeypatch):
