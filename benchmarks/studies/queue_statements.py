@@ -2,9 +2,9 @@
 """Where the review queue's build spends its time: each statement of
 ``sql/review/queue_build.sql`` timed on the review app's own connection (its TEMP settings),
 after the app read the run's groups; with ``--part``, another part of the review app's index
-(``scores``: ``members_build.sql``, what a score filter needs; ``places``:
-``places_build.sql``, what a language filter and the host list need; ``search``:
-``places_build.sql`` then ``search_build.sql``, what the first search needs).
+(``scores``: ``members_build.sql``, what a score filter needs; ``langs``: ``langs_build.sql``,
+what a language filter needs; ``places``: ``places_build.sql``, what the host list needs;
+``search``: ``places_build.sql`` then ``search_build.sql``, what the first search needs).
 
     python -m benchmarks.studies.queue_statements ANNOTATED.sqlite [--part queue]
 
@@ -28,6 +28,8 @@ def scripts(app: ReviewApp, part: str) -> list[str]:
         return [sql("review/queue_build", score=app._score)]
     if part == "scores":
         return [sql("review/members_build", score=app._score)]
+    if part == "langs":
+        return [sql("review/langs_build")]
     places = sql("review/places_build")
     if part == "places":
         return [places]
@@ -41,7 +43,7 @@ def scripts(app: ReviewApp, part: str) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("db", type=Path, help="a database webdedup db annotated")
-    parser.add_argument("--part", choices=("queue", "scores", "places", "search"),
+    parser.add_argument("--part", choices=("queue", "scores", "langs", "places", "search"),
                         default="queue", help="which part of the index (default: the queue)")
     args = parser.parse_args(argv)
     app = ReviewApp(args.db)

@@ -6,7 +6,7 @@
 -- the groups with a member on that host (review/host_groups.sql, made for the request: the
 -- query goes through them alone); :min_size/:max_size the group's size; :min_score/
 -- :max_score its lowest member score (temp.review_scores: review/members_build.sql); :lang
--- its canonical's language (temp.review_places: review/places_build.sql). The app builds
+-- its canonical's language (temp.review_langs: review/langs_build.sql). The app builds
 -- those parts first.
 SELECT g.dup_group, g.size, count(*) OVER () AS total
 FROM {groups} AS g
@@ -18,9 +18,8 @@ WHERE (:min_size IS NULL OR g.size >= :min_size)
   AND (:max_score IS NULL OR EXISTS (SELECT 1 FROM temp.review_scores AS s
                                      WHERE s.dup_group = g.dup_group
                                        AND s.min_score <= :max_score))
-  AND (:lang IS NULL OR EXISTS (SELECT 1 FROM temp.review_places AS m
-                                WHERE m.dup_group = g.dup_group AND m.is_canonical = 1
-                                  AND m.lang = :lang))
+  AND (:lang IS NULL OR EXISTS (SELECT 1 FROM temp.review_langs AS l
+                                WHERE l.dup_group = g.dup_group AND l.lang = :lang))
   AND (:kind IS NULL OR EXISTS (SELECT 1 FROM main._webdedup_group_kinds AS k
                                 WHERE k.dup_kind = :kind AND k.dup_group = g.dup_group))
   AND (:q IS NULL OR EXISTS (SELECT 1 FROM {search} AS m

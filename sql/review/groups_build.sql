@@ -2,28 +2,22 @@
 -- the duplicate groups (2+ pages) and their sizes, in TEMP tables of its connection, from
 -- main._webdedup_group_kinds alone (a few numbers a duplicate, read in one pass): what the
 -- list of groups, largest first, and a group's page need. The queue (review/queue_build.sql),
--- the members' scores (review/members_build.sql) and their hosts and languages
--- (review/places_build.sql) are built by the first request that needs them; their tables
--- start empty here, so every query compiles, and the app builds a part before it reads it.
+-- each group's lowest score (review/members_build.sql), its canonical's language
+-- (review/langs_build.sql) and the members' hosts (review/places_build.sql) are built by the
+-- first request that needs each; their tables start empty here, so every query compiles,
+-- and the app builds a part before it reads it.
 -- {groups} is sql/group_kinds.sql: the one definition of a group (webdedup/store/counts.py).
 DROP TABLE IF EXISTS temp.review_groups;
 CREATE TEMP TABLE review_groups (dup_group INTEGER PRIMARY KEY, size INTEGER NOT NULL);
 INSERT INTO temp.review_groups SELECT dup_group, size FROM {groups} ORDER BY dup_group;
 CREATE INDEX temp.review_groups_size ON review_groups(size DESC, dup_group);
-DROP TABLE IF EXISTS temp.review_members;
-CREATE TEMP TABLE review_members (
-    dup_group INTEGER NOT NULL, is_canonical INTEGER NOT NULL, id INTEGER NOT NULL,
-    size INTEGER NOT NULL, dup_kind TEXT, dup_score REAL,
-    PRIMARY KEY (dup_group, is_canonical, id)
-) WITHOUT ROWID;
 DROP TABLE IF EXISTS temp.review_scores;
-CREATE TEMP TABLE review_scores (
-    dup_group INTEGER PRIMARY KEY, canonical INTEGER, min_score REAL
-);
+CREATE TEMP TABLE review_scores (dup_group INTEGER PRIMARY KEY, min_score REAL);
+DROP TABLE IF EXISTS temp.review_langs;
+CREATE TEMP TABLE review_langs (dup_group INTEGER NOT NULL, lang TEXT);
 DROP TABLE IF EXISTS temp.review_places;
 CREATE TEMP TABLE review_places (
-    id INTEGER PRIMARY KEY, dup_group INTEGER NOT NULL, is_canonical INTEGER NOT NULL,
-    host TEXT, lang TEXT
+    id INTEGER PRIMARY KEY, dup_group INTEGER NOT NULL, host TEXT
 );
 DROP TABLE IF EXISTS temp.review_queue_groups;
 CREATE TEMP TABLE review_queue_groups (

@@ -126,7 +126,8 @@ def test_a_large_runs_index_is_built_in_parts_and_says_the_same(crawl, monkeypat
         assert listed(body(lazy, "/")) == want[0]
         # the first page read the groups alone: no member's score nor host read yet
         assert str(temp_rows(lazy, "review_groups")) == want[0][0]
-        assert temp_rows(lazy, "review_members") == temp_rows(lazy, "review_places") == 0
+        assert temp_rows(lazy, "review_scores") == temp_rows(lazy, "review_places") == 0
+        assert temp_rows(lazy, "review_langs") == 0
         page = body(lazy, "/")
         assert "put in order when it is first opened" in page
         assert '<datalist id="hosts"></datalist>' in page
@@ -134,12 +135,12 @@ def test_a_large_runs_index_is_built_in_parts_and_says_the_same(crawl, monkeypat
         lazy_links = {g: queue_links(body(lazy, f"/group/{g}")) for g in groups}
         assert temp_rows(lazy, "review_queue") == 0
         assert {g: set(v) for g, v in lazy_links.items()} == {g: set(v) for g, v in links.items()}
-        # a score filter reads the members' scores, not the queue nor the hosts
+        # a score filter reads the groups' lowest scores, not the queue nor the hosts
         for i, f in enumerate(FILTERS):
             if "min_score" in f or "max_score" in f:
                 assert listed(body(lazy, "/", f)) == want[i], f
-        assert temp_rows(lazy, "review_members") > 0 and temp_rows(lazy, "review_places") == 0
-        assert temp_rows(lazy, "review_queue") == 0
+        assert temp_rows(lazy, "review_scores") > 0 and temp_rows(lazy, "review_places") == 0
+        assert temp_rows(lazy, "review_queue") == temp_rows(lazy, "review_langs") == 0
         # a host filter looks its host's pages up: no host of every member read
         for i, f in enumerate(FILTERS):
             if "host" in f:
@@ -155,7 +156,12 @@ def test_a_large_runs_index_is_built_in_parts_and_says_the_same(crawl, monkeypat
         assert lazy.handle("GET", "/queue", {}, {}).headers["Location"] == first
         assert lazy.handle("GET", "/queue/pair/1-999999", {}, {}).status == 404
         assert lazy.handle("GET", "/queue/pair/x-1", {}, {}).status == 404
-        # every filter as the whole index says; the host and language ones read the hosts
+        # a language filter reads the canonicals' languages, not every member's host
+        for i, f in enumerate(FILTERS):
+            if "lang" in f:
+                assert listed(body(lazy, "/", f)) == want[i], f
+        assert temp_rows(lazy, "review_langs") > 0 and temp_rows(lazy, "review_places") == 0
+        # every filter as the whole index says; a search reads the hosts' part
         for i, f in enumerate(FILTERS):
             assert listed(body(lazy, "/", f)) == want[i], f
         assert temp_rows(lazy, "review_places") > 0
@@ -221,9 +227,11 @@ def test_each_part_is_built_once_a_run_and_again_after_a_new_run(crawl, tmp_path
     try:
         body(app, "/", {"lang": "en"})
         body(app, "/", {"host": HOSTS[0]})
+        body(app, "/", {"q": "story", "min_score": "0.5"})
         app.handle("GET", "/queue", {}, {})
         assert temp_rows(app, "review_places") > 0 and temp_rows(app, "review_queue") > 0
-        assert temp_rows(app, "review_host_groups") > 0
+        assert temp_rows(app, "review_host_groups") > 0 and temp_rows(app, "review_langs") > 0
+        assert temp_rows(app, "review_scores") > 0
         conn = sqlite3.connect(db)
         story = conn.execute("SELECT content FROM pages WHERE id = 1").fetchone()[0]
         conn.executemany("INSERT INTO pages (url, content, lang) VALUES (?, ?, 'en')",
@@ -233,10 +241,11 @@ def test_each_part_is_built_once_a_run_and_again_after_a_new_run(crawl, tmp_path
         Deduplicator().run_on_db(db)
         before = listed(body(app, "/"))
         assert temp_rows(app, "review_places") == temp_rows(app, "review_queue") == 0
+        assert temp_rows(app, "review_langs") == temp_rows(app, "review_scores") == 0
         assert "review_host_groups" not in temp_tables(app)
         assert listed(body(app, "/", {"host": HOSTS[4], "kind": "exact"}))[0] != "0"
         assert listed(body(app, "/", {"lang": "en", "kind": "exact"}))[0] != "0"
-        assert temp_rows(app, "review_places") > 0
+        assert temp_rows(app, "review_langs") > 0 and temp_rows(app, "review_places") == 0
     finally:
         app.close()
     fresh = ReviewApp(db)
@@ -264,7 +273,7 @@ def test_the_scale_benchs_review_child_times_each_part(crawl, capsys):
     assert "review app: start " in capsys.readouterr().out
     from benchmarks.studies import queue_statements
 
-    for part in ("queue", "scores", "places", "search"):
+    for part in ("queue", "scores", "langs", "places", "search"):
         assert queue_statements.main([str(crawl), "--part", part]) == 0
         assert capsys.readouterr().out.rstrip().endswith("in all")
 
@@ -276,15 +285,15 @@ def test_a_crawl_of_many_pages_and_few_groups_is_built_in_parts(crawl, monkeypat
     app = ReviewApp(crawl)
     try:
         assert listed(body(app, "/"))[0] != "0"
-        assert temp_rows(app, "review_members") == temp_rows(app, "review_places") == 0
-        assert temp_rows(app, "review_queue") == 0
+        assert temp_rows(app, "review_scores") == temp_rows(app, "review_places") == 0
+        assert temp_rows(app, "review_queue") == temp_rows(app, "review_langs") == 0
     finally:
         app.close()
     monkeypatch.setattr(review_app, "EAGER_PAGES", 10**9)
     app = ReviewApp(crawl)
     try:
-        assert temp_rows(app, "review_members") > 0 and temp_rows(app, "review_places") > 0
-        assert temp_rows(app, "review_queue") > 0
+        assert temp_rows(app, "review_scores") > 0 and temp_rows(app, "review_places") > 0
+        assert temp_rows(app, "review_queue") > 0 and temp_rows(app, "review_langs") > 0
     finally:
         app.close()
 
@@ -486,5 +495,67 @@ def test_a_host_filter_lists_the_groups_with_a_member_on_that_host(crawl, monkey
                 assert listed(body(app, "/", {"host": host, "min_size": "3",
                                               "per_page": "50"}))[1] == bigger[:50]
             assert sum(1 for g, h, _, _ in members if h == HOSTS[1]) > 3
+        finally:
+            app.close()
+
+
+def test_score_and_language_filters_list_the_groups_their_definitions_name(
+        crawl, tmp_path, monkeypatch):
+    """Against the definitions, from the pages' own cells: a score filter keeps a group by its
+    lowest member score (its canonical's is not one: set lower here), a language filter by its
+    canonical's language (not a member's: some members' languages are changed here so that
+    they differ from their canonical's), alone and with another filter, eager and in parts."""
+    db = copy_of(crawl, tmp_path / "langs.sqlite")
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("UPDATE _webdedup_prepared SET lang = 'fr' WHERE id IN "
+                     "(SELECT id FROM pages WHERE is_canonical = 0 AND id % 2 = 0)")
+        # (a canonical's score, lower than its members': not the group's lowest)
+        for table in ("pages", "_webdedup_groups"):
+            conn.execute(f"UPDATE {table} SET dup_score = 0.5 WHERE is_canonical = 1")
+        conn.commit()
+        rows = conn.execute(
+            "SELECT p.dup_group, p.is_canonical, p.dup_score, w.lang FROM pages AS p "
+            "JOIN _webdedup_prepared AS w ON w.id = p.id WHERE p.dup_group IS NOT NULL"
+        ).fetchall()
+    finally:
+        conn.close()
+    size: dict[int, int] = {}
+    lowest: dict[int, float] = {}
+    lang: dict[int, str] = {}
+    for g, canonical, score, language in rows:
+        size[g] = size.get(g, 0) + 1
+        if canonical:
+            lang[g] = language
+        elif score is not None:
+            lowest[g] = min(score, lowest.get(g, score))
+    groups = sorted((g for g, n in size.items() if n >= 2), key=lambda g: (-size[g], g))
+
+    def where(keep) -> tuple[str, list[int]]:
+        kept = [g for g in groups if keep(g)]
+        return f"{len(kept):,}", kept[:50]
+
+    cases = [
+        ({"min_score": "0.95"}, lambda g: g in lowest and lowest[g] >= 0.95),
+        ({"max_score": "0.93"}, lambda g: g in lowest and lowest[g] <= 0.93),
+        ({"min_score": "0.9", "max_score": "0.97"},
+         lambda g: g in lowest and 0.9 <= lowest[g] <= 0.97),
+        ({"max_score": "0.97", "min_size": "3"},
+         lambda g: g in lowest and lowest[g] <= 0.97 and size[g] >= 3),
+        *(({"lang": x}, lambda g, x=x: lang.get(g) == x) for x in (*LANGS, "xx")),
+        ({"lang": "de", "min_size": "3"}, lambda g: lang.get(g) == "de" and size[g] >= 3),
+    ]
+    assert sum(1 for g in groups if g in lowest and lowest[g] < 1) > 5
+    assert sum(1 for _, c, _, x in rows if not c and x == "fr") > sum(
+        1 for g in groups if lang.get(g) == "fr")  # (members in French that are not canonical)
+    for eager in (True, False):
+        monkeypatch.setattr(review_app, "EAGER_GROUPS", 10**6 if eager else 0)
+        app = ReviewApp(db)
+        try:
+            for query, keep in cases:
+                want = where(keep)
+                assert want[0] != "0" or query == {"lang": "xx"}, query
+                got = listed(body(app, "/", {**query, "per_page": "50"}))
+                assert got == want, (eager, query)
         finally:
             app.close()

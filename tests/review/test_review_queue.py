@@ -324,7 +324,7 @@ def _index_tables(db: Path, blind: bool) -> list[list[tuple]]:
         app._build_index(conn)
         conn.set_authorizer(None)
         tables = [conn.execute(f"SELECT * FROM temp.{t} ORDER BY 1").fetchall()
-                  for t in ("review_members", "review_groups", "review_queue",
+                  for t in ("review_langs", "review_groups", "review_queue",
                             "review_queue_groups", "review_scores", "review_places")]
         conn.execute("ROLLBACK")
     finally:

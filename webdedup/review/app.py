@@ -4,16 +4,16 @@
 index of its duplicate groups in TEMP tables, built in parts as requests need them: the groups
 and their sizes first (``sql/review/groups_build.sql``: the list of groups needs no more), the
 queue when it is first asked for (a queue page, a pair's link, an undo: ``queue_build.sql``,
-the near members, each group's canonical and first member), every member's score for the
-score filters (``members_build.sql``), their hosts and languages for the language filter,
-the host list and a search (``places_build.sql``; a host filter looks its host's pages up,
-``host_groups.sql``); a small run's (:data:`EAGER_GROUPS`, :data:`EAGER_PAGES`) all at
-once. A request reads one page of groups (``LIMIT``/``OFFSET`` over that index) and those
-groups' pages, never the whole table. Each page is read in one read transaction, so it shows
-one run's groups even while a ``webdedup db`` run in another process commits. A verdict is
-written through a short write connection of its own (``store.verdicts``), refused when it names
-a page the table does not have, stored once however often it is posted, and honoured by the
-next run.
+the near members, each group's canonical and first member), each group's lowest score for
+the score filters (``members_build.sql``), its canonical's language for the language filter
+(``langs_build.sql``), the members' hosts for the host list and a search
+(``places_build.sql``; a host filter looks its host's pages up, ``host_groups.sql``); a small
+run's (:data:`EAGER_GROUPS`, :data:`EAGER_PAGES`) all at once. A request reads one page of
+groups (``LIMIT``/``OFFSET`` over that index) and those groups' pages, never the whole table.
+Each page is read in one read transaction, so it shows one run's groups even while a
+``webdedup db`` run in another process commits. A verdict is written through a short write
+connection of its own (``store.verdicts``), refused when it names a page the table does not
+have, stored once however often it is posted, and honoured by the next run.
 """
 
 from __future__ import annotations
@@ -91,9 +91,9 @@ BACK = re.compile(r"/(group/[0-9]{1,19}|queue(/[0-9]{1,19})?)?(\?[A-Za-z0-9_.~%&
 #: index took 39 s, docs/benchmarks.md).
 EAGER_GROUPS = 20_000
 EAGER_PAGES = 200_000
-#: The parts of the index (after the groups): the queue, the members' scores, and their hosts
-#: and languages.
-QUEUE, SCORES, PLACES = "queue", "scores", "places"
+#: The parts of the index (after the groups): the queue, each group's lowest score, its
+#: canonical's language, and the members' hosts.
+QUEUE, SCORES, LANGS, PLACES = "queue", "scores", "langs", "places"
 #: Distinct texts of a host read to find its template lines (the lines to dim), at most.
 HOST_SAMPLE = 400
 T = TypeVar("T")
@@ -419,13 +419,13 @@ class ReviewApp:
         self._run_counts, self._hosts = None, None  # the index page's, once a run
         (self._groups,) = conn.execute("SELECT count(*) FROM temp.review_groups").fetchone()
         if self._groups <= EAGER_GROUPS and int(run.get("pages") or 0) <= EAGER_PAGES:
-            self._need(conn, QUEUE, SCORES, PLACES)
+            self._need(conn, QUEUE, SCORES, LANGS, PLACES)
 
     def _need(self, conn: sqlite3.Connection, *parts: str) -> None:
         """Build the ``parts`` of the index not built yet for its run, inside the request's
         read transaction: :data:`QUEUE` (the queue: the near members, each group's canonical
-        and first member), :data:`SCORES` (every member's score, each group's canonical and
-        lowest score) and :data:`PLACES` (the members' hosts and languages). That
+        and first member), :data:`SCORES` (each group's lowest score), :data:`LANGS` (each
+        group's canonical's language) and :data:`PLACES` (the members' hosts). That
         transaction sees the same last run as the one the groups were read in, but not
         always the same state: rows a batched run, a prune or a restore wrote since, before
         any new run row, are read as they are (the pages a page shows always were)."""
@@ -435,6 +435,9 @@ class ReviewApp:
         if SCORES in parts and SCORES not in self._parts:
             run_script(conn, "review/members_build", score=self._score)
             self._parts.add(SCORES)
+        if LANGS in parts and LANGS not in self._parts:
+            run_script(conn, "review/langs_build")
+            self._parts.add(LANGS)
         if PLACES in parts and PLACES not in self._parts:
             run_script(conn, "review/places_build")
             self._parts.add(PLACES)
@@ -592,7 +595,9 @@ class ReviewApp:
         def read(conn: sqlite3.Connection, source: Source) -> tuple[Any, ...]:
             if filters.min_score is not None or filters.max_score is not None:
                 self._need(conn, SCORES)
-            if filters.lang is not None or filters.q:
+            if filters.lang is not None:
+                self._need(conn, LANGS)
+            if filters.q:
                 self._need(conn, PLACES)  # (a search's table is made from it)
             if self._run_counts is None:  # (once a run: a pass over the state)
                 self._run_counts = counts(conn, source)
