@@ -3,8 +3,8 @@
 ``sql/review/queue_build.sql`` timed on the review app's own connection (its TEMP settings),
 after the app read the run's groups; with ``--part``, another part of the review app's index
 (``scores``: ``members_build.sql``, what a score filter needs; ``langs``: ``langs_build.sql``,
-what a language filter needs; ``places``: ``places_build.sql``, what the host list needs;
-``search``: ``places_build.sql`` then ``search_build.sql``, what the first search needs).
+what a language filter needs; ``places``: ``places_build.sql``, what a small run's host list
+needs; ``search``: ``search_build.sql``, what the first search needs).
 
     python -m benchmarks.studies.queue_statements ANNOTATED.sqlite [--part queue]
 
@@ -30,12 +30,11 @@ def scripts(app: ReviewApp, part: str) -> list[str]:
         return [sql("review/members_build", score=app._score)]
     if part == "langs":
         return [sql("review/langs_build")]
-    places = sql("review/places_build")
     if part == "places":
-        return [places]
+        return [sql("review/places_build")]
     source = app._source
     assert source is not None
-    return [places, sql("review/search_build", pages=quote(source.table),
+    return [sql("review/search_build", pages=quote(source.table),
                         rowid=quote(source.layout.rowid), url=quote(source.url),
                         title=source.column("p", source.title))]
 

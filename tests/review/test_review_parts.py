@@ -161,12 +161,18 @@ def test_a_large_runs_index_is_built_in_parts_and_says_the_same(crawl, monkeypat
             if "lang" in f:
                 assert listed(body(lazy, "/", f)) == want[i], f
         assert temp_rows(lazy, "review_langs") > 0 and temp_rows(lazy, "review_places") == 0
-        # every filter as the whole index says; a search reads the hosts' part
+        # every filter as the whole index says; a search reads its members' URLs and titles,
+        # not their hosts
         for i, f in enumerate(FILTERS):
             assert listed(body(lazy, "/", f)) == want[i], f
-        assert temp_rows(lazy, "review_places") > 0
-        # the same page (the same progress line, the same host list)
-        assert body(lazy, "/").replace(lazy.token, "TOKEN") == front
+        assert temp_rows(lazy, "review_search") > 0 and temp_rows(lazy, "review_places") == 0
+        # the same page (the same progress line), but for the host list: no part read every
+        # member's host
+        page = body(lazy, "/").replace(lazy.token, "TOKEN")
+        hosts = re.compile(r'<datalist id="hosts">.*?</datalist>', re.S)
+        assert hosts.search(front).group(0).count("<option") >= len(HOSTS)
+        assert hosts.sub("", page) == hosts.sub("", front)
+        assert '<datalist id="hosts"></datalist>' in page
     finally:
         lazy.close()
 
@@ -229,7 +235,7 @@ def test_each_part_is_built_once_a_run_and_again_after_a_new_run(crawl, tmp_path
         body(app, "/", {"host": HOSTS[0]})
         body(app, "/", {"q": "story", "min_score": "0.5"})
         app.handle("GET", "/queue", {}, {})
-        assert temp_rows(app, "review_places") > 0 and temp_rows(app, "review_queue") > 0
+        assert temp_rows(app, "review_search") > 0 and temp_rows(app, "review_queue") > 0
         assert temp_rows(app, "review_host_groups") > 0 and temp_rows(app, "review_langs") > 0
         assert temp_rows(app, "review_scores") > 0
         conn = sqlite3.connect(db)
@@ -242,7 +248,7 @@ def test_each_part_is_built_once_a_run_and_again_after_a_new_run(crawl, tmp_path
         before = listed(body(app, "/"))
         assert temp_rows(app, "review_places") == temp_rows(app, "review_queue") == 0
         assert temp_rows(app, "review_langs") == temp_rows(app, "review_scores") == 0
-        assert "review_host_groups" not in temp_tables(app)
+        assert not {"review_host_groups", "review_search"} & temp_tables(app)
         assert listed(body(app, "/", {"host": HOSTS[4], "kind": "exact"}))[0] != "0"
         assert listed(body(app, "/", {"lang": "en", "kind": "exact"}))[0] != "0"
         assert temp_rows(app, "review_langs") > 0 and temp_rows(app, "review_places") == 0
@@ -557,5 +563,33 @@ def test_score_and_language_filters_list_the_groups_their_definitions_name(
                 assert want[0] != "0" or query == {"lang": "xx"}, query
                 got = listed(body(app, "/", {**query, "per_page": "50"}))
                 assert got == want, (eager, query)
+        finally:
+            app.close()
+
+
+def test_a_search_lists_the_groups_with_a_member_whose_url_or_title_matches(crawl, monkeypatch):
+    """Against the definition, from the pages' own cells (a case-insensitive substring of a
+    member's URL or title), eager and in parts, asked again after another search."""
+    conn = sqlite3.connect(crawl)
+    try:
+        rows = conn.execute("SELECT dup_group, url, title FROM pages "
+                            "WHERE dup_group IS NOT NULL").fetchall()
+    finally:
+        conn.close()
+    size: dict[int, int] = {}
+    for g, _, _ in rows:
+        size[g] = size.get(g, 0) + 1
+    groups = sorted((g for g, n in size.items() if n >= 2), key=lambda g: (-size[g], g))
+    for eager in (True, False):
+        monkeypatch.setattr(review_app, "EAGER_GROUPS", 10**6 if eager else 0)
+        app = ReviewApp(crawl)
+        try:
+            for q in ("copy/5/", HOSTS[2].upper(), "utm_source", "/story/1", "nothing-like-it"):
+                hit = {g for g, url, title in rows
+                       if q.lower() in f"{url}\n{title or ''}".lower()}
+                want = [g for g in groups if g in hit]
+                assert listed(body(app, "/", {"q": q, "per_page": "50"})) == (
+                    f"{len(want):,}", want[:50]), (eager, q)
+                assert want or q == "nothing-like-it"
         finally:
             app.close()

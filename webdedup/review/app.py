@@ -6,9 +6,10 @@ and their sizes first (``sql/review/groups_build.sql``: the list of groups needs
 queue when it is first asked for (a queue page, a pair's link, an undo: ``queue_build.sql``,
 the near members, each group's canonical and first member), each group's lowest score for
 the score filters (``members_build.sql``), its canonical's language for the language filter
-(``langs_build.sql``), the members' hosts for the host list and a search
-(``places_build.sql``; a host filter looks its host's pages up, ``host_groups.sql``); a small
-run's (:data:`EAGER_GROUPS`, :data:`EAGER_PAGES`) all at once. A request reads one page of
+(``langs_build.sql``), the members' URLs and titles for a search (``search_build.sql``); a
+small run's (:data:`EAGER_GROUPS`, :data:`EAGER_PAGES`) all at once, and the members' hosts
+for the filter form's host list (``places_build.sql``; a host filter looks its host's pages
+up, ``host_groups.sql``). A request reads one page of
 groups (``LIMIT``/``OFFSET`` over that index) and those groups' pages, never the whole table.
 Each page is read in one read transaction, so it shows one run's groups even while a
 ``webdedup db`` run in another process commits. A verdict is written through a short write
@@ -84,15 +85,17 @@ MAX_ID = 2**63 - 1
 #: Where a form's ``back`` field may send the browser: a page of this app (the list, with its
 #: query, or a group), never another host nor anything that could end a header.
 BACK = re.compile(r"/(group/[0-9]{1,19}|queue(/[0-9]{1,19})?)?(\?[A-Za-z0-9_.~%&=+-]*)?")
-#: A run of at most this many groups and pages has its whole index (the members' scores, the
-#: queue, the hosts) built when the app first reads it (well under a second: each part reads
-#: every groups row, a few numbers a page); a larger run's parts are built by the first
-#: request that needs each, so the list of groups comes first (at ten million pages the whole
-#: index took 39 s, docs/benchmarks.md).
+#: A run of at most this many groups and pages has its whole index (the queue, the groups'
+#: scores and languages, the members' hosts) built when the app first reads it (well under a
+#: second: each part reads every groups row, a few numbers a page); a larger run's parts are
+#: built by the first request that needs each, so the list of groups comes first (at ten
+#: million pages the whole index took 39 s, docs/benchmarks.md), and its members' hosts by
+#: none: the filter form's host list (suggestions) stays empty; a host filter looks its
+#: host's pages up.
 EAGER_GROUPS = 20_000
 EAGER_PAGES = 200_000
 #: The parts of the index (after the groups): the queue, each group's lowest score, its
-#: canonical's language, and the members' hosts.
+#: canonical's language, and the members' hosts (the host list of a small run).
 QUEUE, SCORES, LANGS, PLACES = "queue", "scores", "langs", "places"
 #: Distinct texts of a host read to find its template lines (the lines to dim), at most.
 HOST_SAMPLE = 400
@@ -449,7 +452,6 @@ class ReviewApp:
         """``temp.review_search`` (the members' URLs and titles), built by the first search
         of a run (the index itself does not read the pages' rows)."""
         if not self._searchable:
-            self._need(conn, PLACES)
             run_script(
                 conn,
                 "review/search_build",
@@ -597,8 +599,6 @@ class ReviewApp:
                 self._need(conn, SCORES)
             if filters.lang is not None:
                 self._need(conn, LANGS)
-            if filters.q:
-                self._need(conn, PLACES)  # (a search's table is made from it)
             if self._run_counts is None:  # (once a run: a pass over the state)
                 self._run_counts = counts(conn, source)
             if self._hosts is None and PLACES in self._parts:  # (once they are read)
