@@ -70,7 +70,8 @@ from pathlib import Path
 #: What the resident pages are, each phase: the largest RssAnon (the process's own memory)
 #: and RssFile (pages of mapped files: libraries, maps, the page cache's own pages) that a
 #: thread reading /proc/self/status every 0.1 s saw (a sample: a peak between two reads, or
-#: while a kernel holds the GIL, is missed; VmHWM is the exact peak of their sum).
+#: while a kernel holds the GIL, is missed; VmHWM is the exact peak of their sum with
+#: RssShmem).
 RUN = r"""
 import json, resource, sys, threading, time
 from webdedup import Config, Deduplicator

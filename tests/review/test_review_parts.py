@@ -505,12 +505,14 @@ def test_a_host_filter_lists_the_groups_with_a_member_on_that_host(crawl, monkey
             app.close()
 
 
+@pytest.mark.parametrize("before_13", [False, True], ids=["state", "scores-on-pages"])
 def test_score_and_language_filters_list_the_groups_their_definitions_name(
-        crawl, tmp_path, monkeypatch):
+        crawl, tmp_path, monkeypatch, before_13):
     """Against the definitions, from the pages' own cells: a score filter keeps a group by its
     lowest member score (its canonical's is not one: set lower here), a language filter by its
     canonical's language (not a member's: some members' languages are changed here so that
-    they differ from their canonical's), alone and with another filter, eager and in parts."""
+    they differ from their canonical's), alone and with another filter, eager and in parts;
+    also on a state older than schema 13, whose scores are the pages' own cells."""
     db = copy_of(crawl, tmp_path / "langs.sqlite")
     conn = sqlite3.connect(db)
     try:
@@ -519,6 +521,9 @@ def test_score_and_language_filters_list_the_groups_their_definitions_name(
         # (a canonical's score, lower than its members': not the group's lowest)
         for table in ("pages", "_webdedup_groups"):
             conn.execute(f"UPDATE {table} SET dup_score = 0.5 WHERE is_canonical = 1")
+        if before_13:  # (the scores read from the pages: shifted there to tell them apart)
+            conn.execute("ALTER TABLE _webdedup_groups DROP COLUMN dup_score")
+            conn.execute("UPDATE pages SET dup_score = dup_score - 0.01 WHERE id % 3 = 0")
         conn.commit()
         rows = conn.execute(
             "SELECT p.dup_group, p.is_canonical, p.dup_score, w.lang FROM pages AS p "

@@ -6,11 +6,12 @@ and their sizes first (``sql/review/groups_build.sql``: the list of groups needs
 queue when it is first asked for (a queue page, a pair's link, an undo: ``queue_build.sql``,
 the near members, each group's canonical and first member), each group's lowest score for
 the score filters (``members_build.sql``), its canonical's language for the language filter
-(``langs_build.sql``), the members' URLs and titles for a search (``search_build.sql``); a
-small run's (:data:`EAGER_GROUPS`, :data:`EAGER_PAGES`) all at once, and the members' hosts
-for the filter form's host list (``places_build.sql``; a host filter looks its host's pages
-up, ``host_groups.sql``). A request reads one page of
-groups (``LIMIT``/``OFFSET`` over that index) and those groups' pages, never the whole table.
+(``langs_build.sql``), the members' URLs and titles for a search (``search_build.sql``, by
+the first search at any size); a small run's (:data:`EAGER_GROUPS`, :data:`EAGER_PAGES`) all
+but the search's at once, and the members' hosts for the filter form's host list
+(``places_build.sql``; a host filter looks its host's pages up, ``host_groups.sql``). A
+request reads one page of groups (``LIMIT``/``OFFSET`` over that index) and those groups'
+pages, never the whole table.
 Each page is read in one read transaction, so it shows one run's groups even while a
 ``webdedup db`` run in another process commits. A verdict is written through a short write
 connection of its own (``store.verdicts``), refused when it names a page the table does not
