@@ -19,24 +19,7 @@ import time
 from pathlib import Path
 
 from webdedup.review import ReviewApp
-from webdedup.store import quote, split_statements, sql
-
-
-def scripts(app: ReviewApp, part: str) -> list[str]:
-    """The SQL of ``part``, filled as the app fills it."""
-    if part == "queue":
-        return [sql("review/queue_build", score=app._score)]
-    if part == "scores":
-        return [sql("review/members_build", score=app._score)]
-    if part == "langs":
-        return [sql("review/langs_build")]
-    if part == "places":
-        return [sql("review/places_build")]
-    source = app._source
-    assert source is not None
-    return [sql("review/search_build", pages=quote(source.table),
-                        rowid=quote(source.layout.rowid), url=quote(source.url),
-                        title=source.column("p", source.title))]
+from webdedup.store import split_statements, sql
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,8 +34,8 @@ def main(argv: list[str] | None = None) -> int:
         conn = app._reader()
         conn.execute("BEGIN")
         total = time.perf_counter()
-        statements = [s for text in scripts(app, args.part) for s in split_statements(text)]
-        for statement in statements:
+        name, fills = app.part_script(args.part)
+        for statement in split_statements(sql(name, **fills)):
             start = time.perf_counter()
             conn.execute(statement, {"threshold": app._threshold})
             took = time.perf_counter() - start

@@ -69,7 +69,7 @@ from ..store.verdicts import (
 from ..words import plural
 from .keys import KEYS_SCRIPT
 from .pair import one_column, rows_html, side_by_side, why_grouped
-from .queue import Item, Progress, build_queue, item_at, next_pos, pos_of, progress
+from .queue import Item, Progress, item_at, next_pos, pos_of, progress
 
 #: Groups a page shows by default, and at most.
 PER_PAGE = 10
@@ -98,6 +98,8 @@ EAGER_PAGES = 200_000
 #: The parts of the index (after the groups): the queue, each group's lowest score, its
 #: canonical's language, and the members' hosts (the host list of a small run).
 QUEUE, SCORES, LANGS, PLACES = "queue", "scores", "langs", "places"
+#: The search's table (the members' URLs and titles), built by the first search of a run.
+SEARCH = "search"
 #: Distinct texts of a host read to find its template lines (the lines to dim), at most.
 HOST_SAMPLE = 400
 T = TypeVar("T")
@@ -433,18 +435,30 @@ class ReviewApp:
         transaction sees the same last run as the one the groups were read in, but not
         always the same state: rows a batched run, a prune or a restore wrote since, before
         any new run row, are read as they are (the pages a page shows always were)."""
-        if QUEUE in parts and QUEUE not in self._parts:
-            build_queue(conn, self._threshold, score=self._score)
-            self._parts.add(QUEUE)
-        if SCORES in parts and SCORES not in self._parts:
-            run_script(conn, "review/members_build", score=self._score)
-            self._parts.add(SCORES)
-        if LANGS in parts and LANGS not in self._parts:
-            run_script(conn, "review/langs_build")
-            self._parts.add(LANGS)
-        if PLACES in parts and PLACES not in self._parts:
-            run_script(conn, "review/places_build")
-            self._parts.add(PLACES)
+        for part in (QUEUE, SCORES, LANGS, PLACES):
+            if part in parts and part not in self._parts:
+                name, fills = self.part_script(part)
+                run_script(conn, name, {"threshold": self._threshold}, **fills)
+                self._parts.add(part)
+
+    def part_script(self, part: str) -> tuple[str, dict[str, str]]:
+        """The SQL file that builds ``part`` of the index (:data:`QUEUE`, :data:`SCORES`,
+        :data:`LANGS`, :data:`PLACES`, or :data:`SEARCH`: the search's table) and its
+        placeholders, as this app fills them for its run (``:threshold`` is the run's)."""
+        if part in (QUEUE, SCORES):
+            return {QUEUE: "review/queue_build", SCORES: "review/members_build"}[part], {
+                "score": self._score}
+        if part in (LANGS, PLACES):
+            return f"review/{part}_build", {}
+        source = self._source
+        if part != SEARCH or source is None:
+            raise ValueError(f"no such part of the index (or no index yet): {part!r}")
+        return "review/search_build", {
+            "pages": quote(source.table),
+            "rowid": quote(source.layout.rowid),
+            "url": quote(source.url),
+            "title": source.column("p", source.title),
+        }
 
     def _queue_built(self) -> bool:
         return QUEUE in self._parts
@@ -453,14 +467,8 @@ class ReviewApp:
         """``temp.review_search`` (the members' URLs and titles), built by the first search
         of a run (the index itself does not read the pages' rows)."""
         if not self._searchable:
-            run_script(
-                conn,
-                "review/search_build",
-                pages=quote(source.table),
-                rowid=quote(source.layout.rowid),
-                url=quote(source.url),
-                title=source.column("p", source.title),
-            )
+            name, fills = self.part_script(SEARCH)
+            run_script(conn, name, None, **fills)
             self._searchable = True
         return "temp.review_search"
 
