@@ -12,6 +12,9 @@ again). Its result says what it did; :meth:`PhaseResult.counts` is what the run 
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -87,6 +90,7 @@ class RunContext:
         try:
             yield
         finally:
+            give_back_freed_memory()
             spent = time.perf_counter() - start
             self.timings[name] = round(self.timings.get(name, 0.0) + spent, 4)
 
@@ -97,6 +101,53 @@ class RunContext:
             self.on_phase(name)
         with self.step(name):
             yield
+
+
+#: glibc's mallopt parameter for the size from which a block gets a map of its own.
+_M_MMAP_THRESHOLD = -3
+#: Blocks of at least this many bytes get their own map (returned to the system when freed).
+MMAP_THRESHOLD = 1 << 20
+
+
+@functools.cache
+def _glibc() -> ctypes.CDLL | None:
+    """The C library, where it is glibc (``malloc_trim`` and ``mallopt``; not on macOS,
+    musl or Windows)."""
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        if libc is None or not hasattr(libc, "malloc_trim") or not hasattr(libc, "mallopt"):
+            return None
+    except OSError:
+        return None
+    libc.malloc_trim.argtypes, libc.malloc_trim.restype = [ctypes.c_size_t], ctypes.c_int
+    libc.mallopt.argtypes, libc.mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    return libc
+
+
+def keep_large_blocks_mapped() -> None:
+    """Serve every block of :data:`MMAP_THRESHOLD` bytes or more from a map of its own, for
+    the rest of the process (glibc's ``mallopt(M_MMAP_THRESHOLD)``; nothing elsewhere).
+
+    A run allocates and frees arrays of every size from kilobytes to hundreds of megabytes.
+    By default glibc raises that threshold to the size of each mapped block freed (up to 32
+    MiB), so after the first large array is freed, the next ones up to that size come from
+    its heap, and what is freed there between blocks still in use stays resident. The run's
+    processes (its workers are forked after this) set it once; a program that embeds the
+    library keeps the setting after the run.
+    """
+    libc = _glibc()
+    if libc is not None:
+        libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+
+
+def give_back_freed_memory() -> None:
+    """Return to the system what the process freed in its heap (glibc's
+    ``malloc_trim(0)``; nothing elsewhere): at the end of every step, so a step's freed
+    memory does not stay resident through the next ones. A trim costs milliseconds."""
+    libc = _glibc()
+    if libc is not None:
+        libc.malloc_trim(0)
 
 
 def load_verdicts(conn: sqlite3.Connection) -> Verdicts:

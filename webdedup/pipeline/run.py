@@ -67,7 +67,14 @@ from . import (
     segments,
 )
 from .char_cache import load_char_table
-from .context import NearResult, PhaseHook, RunContext, WriteBackResult, load_verdicts
+from .context import (
+    NearResult,
+    PhaseHook,
+    RunContext,
+    WriteBackResult,
+    keep_large_blocks_mapped,
+    load_verdicts,
+)
 from .phase4_window import WindowScores
 from .prune import keep_winners
 from .prune import prune as phase_prune
@@ -188,6 +195,7 @@ def run_on_db(
             conn.execute("PRAGMA wal_autocheckpoint = 0")
         ctx = RunContext(conn, config, layout, spec, progress=progress, on_phase=on_phase,
                          checkpoints=own)
+        keep_large_blocks_mapped()  # (before any worker is forked)
         if loaded is None:
             snap = _run_phases(ctx, full, on_message)
         else:

@@ -1,0 +1,89 @@
+"""A run gives back what it frees (webdedup.pipeline.context: glibc's mmap threshold kept at
+1 MiB, a trim at the end of every step).
+
+Each case runs in a child process of its own, reading its own ``RssAnon`` (the process's own
+resident pages): freeing a 16 MiB array first raises glibc's default threshold to 16 MiB, so
+that 96 arrays of 2 MiB afterwards come from the heap; one in eight is kept, so the others
+leave holes between blocks still in use, which freeing does not give back by itself (glibc
+trims only a free top). The test reads how much of the 192 MiB stays resident (24 MiB are
+still held).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import make_page, write_pages
+
+from webdedup.pipeline.context import _glibc
+
+pytestmark = pytest.mark.skipif(_glibc() is None, reason="glibc's malloc only (Linux)")
+
+PATTERN = r"""
+import json, sys
+import numpy as np
+
+def own():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("RssAnon:")) / 1024
+
+before = sys.argv[1]
+if before == "run":  # a run of webdedup on a small database first
+    from webdedup import Config, Deduplicator
+    Deduplicator(config=Config()).run_on_db(sys.argv[2])
+elif before == "keep":
+    from webdedup.pipeline.context import keep_large_blocks_mapped
+    keep_large_blocks_mapped()
+big = np.ones(16 << 17)  # 16 MiB, mapped: freeing it raises the default threshold (to 32 at most)
+del big
+start = own()
+arrays = [np.ones(2 << 17) for _ in range(96)]  # 96 x 2 MiB
+held = own() - start
+kept = arrays[7::8]  # 12 of them still in use, between the holes
+del arrays
+if before == "trim":
+    from webdedup.pipeline.context import give_back_freed_memory
+    give_back_freed_memory()
+print(json.dumps({"held": held, "kept": own() - start}))
+"""
+
+
+def resident(*args: str) -> dict[str, float]:
+    """What the pattern's child kept resident (MiB) after the arrays were freed, and while
+    they were held."""
+    out = subprocess.run(
+        [sys.executable, "-c", PATTERN, *args], capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_without_the_settings_the_freed_arrays_stay_resident() -> None:
+    """The pattern's premise (glibc's default): what the other cases change."""
+    got = resident("none")
+    assert got["held"] > 150
+    assert got["kept"] > 150  # (24 MiB held: most of the holes stay)
+
+
+def test_a_run_keeps_large_blocks_mapped(tmp_path: Path) -> None:
+    db = tmp_path / "crawl.sqlite"
+    write_pages(db, [make_page(f"https://a.example/{i}", f"page {i} words " * 30)
+                     for i in range(30)])
+    got = resident("run", str(db))
+    assert got["held"] > 150
+    assert got["kept"] < 40
+
+
+def test_blocks_kept_mapped_are_given_back_when_freed() -> None:
+    got = resident("keep")
+    assert got["held"] > 150
+    assert got["kept"] < 40
+
+
+def test_a_trim_gives_back_what_the_heap_freed() -> None:
+    got = resident("trim")
+    assert got["held"] > 150
+    assert got["kept"] < 40
