@@ -383,8 +383,10 @@ def _candidates(ctx: RunContext, spec: NearSpec) -> tuple[np.ndarray, np.ndarray
         if spec.method == "simhash":
             return _simhash_candidates(ctx, spec, nodes)
         lo, hi = candidate_pairs(nodes.keys, nodes.components)
-        lo = nodes.ids[lo]  # (one array at a time: 8 bytes a pair less at the peak)
-        return lo, nodes.ids[hi]
+        # the rows' page ids, written over the rows (only the looked-up ids held beside them)
+        lo[...] = nodes.ids[lo]
+        hi[...] = nodes.ids[hi]
+        return lo, hi
     finally:
         if isinstance(nodes.keys, BandColumns):
             nodes.keys.close()
@@ -461,8 +463,8 @@ def verify_chunk(
 class _Nodes:
     """Phase 4's sketched nodes in id order, as arrays."""
 
-    ids: np.ndarray  # int64 page ids, ascending
-    components: np.ndarray  # int64: the exact group of each
+    ids: np.ndarray  # page ids, ascending (int32 where they fit: :func:`_narrow`)
+    components: np.ndarray  # the exact group of each (int32 where they fit)
     #: their band keys (sketch.band_matrix): (nodes, bands) in memory for ``simhash`` (a few
     #: bands); for ``minhash`` (37) on disk a band at a time
     keys: np.ndarray | BandColumns
@@ -479,8 +481,8 @@ def _sketched_nodes(conn: sqlite3.Connection, spec: NearSpec) -> _Nodes:
     hashes: list[np.ndarray] = []
     try:
         for chunk in packed_sketches(conn, "near_sketches", sketch_width(spec)):
-            ids.append(chunk.ids)
-            components.append(chunk.columns[0])
+            ids.append(_narrow(chunk.ids))
+            components.append(_narrow(chunk.columns[0]))
             block = packed_band_matrix(spec, chunk.packed)
             if spilled is not None:
                 spilled.append(block)
@@ -505,6 +507,19 @@ def _sketched_nodes(conn: sqlite3.Connection, spec: NearSpec) -> _Nodes:
         spilled if spilled is not None else _joined(keys),
         _joined(hashes) if hashes else np.empty(0, np.uint64),
     )
+
+
+def _narrow(values: np.ndarray) -> np.ndarray:
+    """``values`` (int64) as int32 where they all fit: the node arrays are the run's largest
+    after the pairs (8 bytes a node less; a chunk that does not fit stays int64, and joined
+    with the others makes the whole array int64 again).
+
+    >>> _narrow(np.array([1, 2**31 - 1])).dtype, _narrow(np.array([1, 2**31])).dtype
+    (dtype('int32'), dtype('int64'))
+    """
+    if len(values) and (values.min() < -(2**31) or values.max() >= 2**31):
+        return values
+    return values.astype(np.int32)
 
 
 def _joined(chunks: list[np.ndarray]) -> np.ndarray:
@@ -553,4 +568,4 @@ def _simhash_candidates(
     bar.close()
     if not first:
         return np.empty(0, np.int64), np.empty(0, np.int64)
-    return np.concatenate(first), np.concatenate(second)
+    return np.concatenate(first, dtype=np.int64), np.concatenate(second, dtype=np.int64)
