@@ -7,8 +7,9 @@ with the peak resident memory of every step and phase.
 ``bench_scale`` gives the peak of each phase (phase 4 is one); this gives each step inside
 them too (``near.own``, ``near.candidates``, ``near.verify``...): VmHWM is read and reset
 (``/proc/self/clear_refs``) at every step's start and end, and each reading counts for every
-step open then. A step's peak includes what the steps before it left allocated (Python and
-glibc keep freed memory), so a step's own cost is its peak less the one before. The run is
+step open then. A step's peak includes what the steps before it left allocated (Python keeps
+some freed memory; glibc's heap is trimmed at each step's end since `d2ef961`), so a step's
+own cost is its peak less the one before (``live_heap`` gives what each step holds). The run is
 full (``--full``): it recomputes and verifies everything again, and rewrites only the
 annotations that change (none, on a database its own last run annotated). Linux only.
 ``--buckets`` also gives the texts each of the verification's staged buckets held (what the
