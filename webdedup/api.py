@@ -230,6 +230,8 @@ class Deduplicator:
         (``webdedup restore`` puts them back). ``chunksize`` is how many pages phase 1 hands
         to a worker at a time (``Config.chunk_size``, default 256). Nothing else is deleted
         or rewritten: calling the object (``dedup(db)``) is what leaves the winners only.
+        With glibc, the run keeps glibc's mmap threshold at 1 MiB for the rest of the process
+        (:func:`~webdedup.pipeline.context.keep_large_blocks_mapped`).
         """
         config = self._config_for_db(db)
         if chunksize is not None:
