@@ -12,6 +12,7 @@ still held).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,32 +32,45 @@ def own():
     with open("/proc/self/status") as f:
         return next(int(l.split()[1]) for l in f if l.startswith("RssAnon:")) / 1024
 
+from contextlib import nullcontext
+from webdedup import Config, Deduplicator  # (imported before the first reading)
+from webdedup.pipeline.context import (
+    RunContext, give_back_freed_memory, keep_large_blocks_mapped)
+
 before = sys.argv[1]
 if before == "run":  # a run of webdedup on a small database first
-    from webdedup import Config, Deduplicator
     Deduplicator(config=Config()).run_on_db(sys.argv[2])
 elif before == "keep":
-    from webdedup.pipeline.context import keep_large_blocks_mapped
     keep_large_blocks_mapped()
+within = nullcontext()
+if before == "step":  # the pattern inside a run's step (a context holding its timings only)
+    ctx = RunContext.__new__(RunContext)
+    ctx.timings = {}
+    within = ctx.step("pattern")
 big = np.ones(16 << 17)  # 16 MiB, mapped: freeing it raises the default threshold (to 32 at most)
 del big
 start = own()
-arrays = [np.ones(2 << 17) for _ in range(96)]  # 96 x 2 MiB
-held = own() - start
-kept = arrays[7::8]  # 12 of them still in use, between the holes
-del arrays
+with within:
+    arrays = [np.ones(2 << 17) for _ in range(96)]  # 96 x 2 MiB
+    held = own() - start
+    kept = arrays[7::8]  # 12 of them still in use, between the holes
+    del arrays
 if before == "trim":
-    from webdedup.pipeline.context import give_back_freed_memory
     give_back_freed_memory()
 print(json.dumps({"held": held, "kept": own() - start}))
 """
 
 
-def resident(*args: str) -> dict[str, float]:
+def resident(*args: str, tunables: str | None = None) -> dict[str, float]:
     """What the pattern's child kept resident (MiB) after the arrays were freed, and while
-    they were held."""
+    they were held (``tunables``: glibc's ``GLIBC_TUNABLES`` for the child)."""
+    env = {k: v for k, v in os.environ.items()  # (glibc's own settings would change it)
+           if k not in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES")}
+    if tunables is not None:
+        env["GLIBC_TUNABLES"] = tunables
     out = subprocess.run(
-        [sys.executable, "-c", PATTERN, *args], capture_output=True, text=True, check=True
+        [sys.executable, "-c", PATTERN, *args], capture_output=True, text=True, check=True,
+        env=env,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -83,7 +97,20 @@ def test_blocks_kept_mapped_are_given_back_when_freed() -> None:
     assert got["kept"] < 40
 
 
+def test_a_threshold_set_in_the_environment_stands() -> None:
+    """A user's own threshold (32 MiB here: the arrays come from the heap) is not overridden."""
+    got = resident("keep", tunables="glibc.malloc.mmap_threshold=33554432")
+    assert got["held"] > 150
+    assert got["kept"] > 150
+
+
 def test_a_trim_gives_back_what_the_heap_freed() -> None:
     got = resident("trim")
+    assert got["held"] > 150
+    assert got["kept"] < 40
+
+
+def test_a_step_gives_back_what_was_freed_in_it() -> None:
+    got = resident("step")
     assert got["held"] > 150
     assert got["kept"] < 40

@@ -13,8 +13,8 @@ again). Its result says what it did; :meth:`PhaseResult.counts` is what the run 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -112,13 +112,13 @@ MMAP_THRESHOLD = 1 << 20
 @functools.cache
 def _glibc() -> ctypes.CDLL | None:
     """The C library, where it is glibc (``malloc_trim`` and ``mallopt``; not on macOS,
-    musl or Windows)."""
-    name = ctypes.util.find_library("c")
+    musl or Windows): the process's own symbols (no search for the library's file, which
+    needs ``ldconfig``)."""
     try:
-        libc = ctypes.CDLL(name) if name else None
-        if libc is None or not hasattr(libc, "malloc_trim") or not hasattr(libc, "mallopt"):
-            return None
-    except OSError:
+        libc = ctypes.CDLL(None)
+    except (OSError, TypeError):  # (Windows: no process-wide handle)
+        return None
+    if not hasattr(libc, "malloc_trim") or not hasattr(libc, "mallopt"):
         return None
     libc.malloc_trim.argtypes, libc.malloc_trim.restype = [ctypes.c_size_t], ctypes.c_int
     libc.mallopt.argtypes, libc.mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
@@ -127,7 +127,9 @@ def _glibc() -> ctypes.CDLL | None:
 
 def keep_large_blocks_mapped() -> None:
     """Serve every block of :data:`MMAP_THRESHOLD` bytes or more from a map of its own, for
-    the rest of the process (glibc's ``mallopt(M_MMAP_THRESHOLD)``; nothing elsewhere).
+    the rest of the process (glibc's ``mallopt(M_MMAP_THRESHOLD)``; nothing elsewhere, nor
+    where the environment sets that threshold already: ``MALLOC_MMAP_THRESHOLD_``, or
+    ``glibc.malloc.mmap_threshold`` in ``GLIBC_TUNABLES``).
 
     A run allocates and frees arrays of every size from kilobytes to hundreds of megabytes.
     By default glibc raises that threshold to the size of each mapped block freed (up to 32
@@ -136,6 +138,10 @@ def keep_large_blocks_mapped() -> None:
     processes (its workers are forked after this) set it once; a program that embeds the
     library keeps the setting after the run.
     """
+    if "MALLOC_MMAP_THRESHOLD_" in os.environ or "glibc.malloc.mmap_threshold" in (
+        os.environ.get("GLIBC_TUNABLES", "")
+    ):
+        return
     libc = _glibc()
     if libc is not None:
         libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)

@@ -383,7 +383,9 @@ def _candidates(ctx: RunContext, spec: NearSpec) -> tuple[np.ndarray, np.ndarray
         if spec.method == "simhash":
             return _simhash_candidates(ctx, spec, nodes)
         lo, hi = candidate_pairs(nodes.keys, nodes.components)
-        # the rows' page ids, written over the rows (only the looked-up ids held beside them)
+        # the rows' page ids, written over the rows (only the looked-up ids held beside
+        # them); rows of another type would silently take ids that do not fit
+        lo, hi = lo.astype(np.int64, copy=False), hi.astype(np.int64, copy=False)
         lo[...] = nodes.ids[lo]
         hi[...] = nodes.ids[hi]
         return lo, hi
