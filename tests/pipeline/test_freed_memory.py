@@ -91,8 +91,13 @@ def test_a_run_keeps_large_blocks_mapped(tmp_path: Path) -> None:
     assert got["kept"] < 40
 
 
-def test_blocks_kept_mapped_are_given_back_when_freed() -> None:
-    got = resident("keep")
+@pytest.mark.parametrize("before", [
+    "keep",  # blocks kept mapped are given back when freed
+    "trim",  # a trim gives back what the heap freed
+    "step",  # a run's step gives back what was freed in it
+])
+def test_freed_arrays_are_given_back(before: str) -> None:
+    got = resident(before)
     assert got["held"] > 150
     assert got["kept"] < 40
 
@@ -102,15 +107,3 @@ def test_a_threshold_set_in_the_environment_stands() -> None:
     got = resident("keep", tunables="glibc.malloc.mmap_threshold=33554432")
     assert got["held"] > 150
     assert got["kept"] > 150
-
-
-def test_a_trim_gives_back_what_the_heap_freed() -> None:
-    got = resident("trim")
-    assert got["held"] > 150
-    assert got["kept"] < 40
-
-
-def test_a_step_gives_back_what_was_freed_in_it() -> None:
-    got = resident("step")
-    assert got["held"] > 150
-    assert got["kept"] < 40
